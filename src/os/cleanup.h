@@ -1,0 +1,28 @@
+/* The temp registry: files, directories and child processes to clean up
+ * when offlink exits, fails, or is stopped by SIGINT, SIGTERM or SIGHUP.
+ *
+ * This is the one piece of process-wide mutable state in offlink, because
+ * a signal handler can reach nothing else.  Updates block those signals,
+ * so the handler never sees a half-updated list. */
+#ifndef OFFLINK_OS_CLEANUP_H
+#define OFFLINK_OS_CLEANUP_H
+
+#include <sys/types.h>
+
+#include "common/error.h"
+
+/* Install the signal handlers (idempotent). */
+enum ol_err ol_cleanup_init(void);
+/* Remove path at cleanup (files before the directories holding them). */
+enum ol_err ol_cleanup_add_file(const char *path);
+/* Remove the directory path, and whatever is left in it, at cleanup. */
+enum ol_err ol_cleanup_add_dir(const char *path);
+/* Stop tracking path (it was renamed into place or removed already). */
+void ol_cleanup_forget(const char *path);
+/* Track a running child, which is sent SIGTERM if offlink is stopped. */
+void ol_cleanup_add_child(pid_t pid);
+void ol_cleanup_forget_child(pid_t pid);
+/* Remove every tracked file and directory now (reverse order). */
+void ol_cleanup_run(void);
+
+#endif

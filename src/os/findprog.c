@@ -1,0 +1,76 @@
+#include "os/findprog.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool ol_is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+char *ol_find_in_dir(const char *dir, const char *name)
+{
+	char *p = NULL;
+
+	if (!dir || !*dir)
+		return NULL;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	if (ol_is_executable(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+char *ol_find_in_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *found = NULL;
+
+	if (strchr(name, '/'))
+		return ol_is_executable(name) ? strdup(name) : NULL;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	copy = strdup(path);
+	if (!copy)
+		return NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found;
+	     dir = strtok_r(NULL, ":", &save))
+		found = ol_find_in_dir(*dir ? dir : ".", name);
+	free(copy);
+	return found;
+}
+
+static char *dir_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	if (!slash)
+		return path ? strdup(".") : NULL;
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+void ol_self_dirs(const char *argv0, char **invoked_dir, char **real_dir)
+{
+	char *invoked = ol_find_in_path(argv0);
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	*invoked_dir = dir_of(invoked);
+	free(invoked);
+	if (n > 0) {
+		buf[n] = '\0';
+		*real_dir = dir_of(buf);
+	} else {
+		*real_dir = NULL;
+	}
+}

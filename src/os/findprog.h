@@ -1,0 +1,19 @@
+/* Finding the tools offlink runs. */
+#ifndef OFFLINK_OS_FINDPROG_H
+#define OFFLINK_OS_FINDPROG_H
+
+#include <stdbool.h>
+
+/* Path of name: itself if it contains a '/', else the first executable
+ * match in $PATH.  Returns a malloc'd string, or NULL when not found. */
+char *ol_find_in_path(const char *name);
+/* dir/name if it is an executable file, else NULL (malloc'd). */
+char *ol_find_in_dir(const char *dir, const char *name);
+/* True if path names an executable regular file. */
+bool ol_is_executable(const char *path);
+/* Directory holding the running executable as invoked (argv0 resolved
+ * through PATH, symlinks kept) and as installed (symlinks resolved);
+ * either may be NULL.  malloc'd. */
+void ol_self_dirs(const char *argv0, char **invoked_dir, char **real_dir);
+
+#endif

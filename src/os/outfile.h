@@ -1,0 +1,45 @@
+/* Outputs are never written in place: they go to a temporary name in the
+ * destination's directory (so rename is atomic) and are renamed into place
+ * only when complete.  The temporary is in the cleanup registry until then,
+ * so a failure or a signal leaves neither a partial output nor a stray
+ * temporary. */
+#ifndef OFFLINK_OS_OUTFILE_H
+#define OFFLINK_OS_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/diag.h"
+
+struct ol_outfile {
+	char *dest;   /* final path */
+	char *tmp;    /* temporary path, or NULL when writing dest directly */
+	int fd;       /* open for writing after ol_out_open, else -1 */
+};
+
+/* Open a temporary beside dest for writing through o->fd.  When dest
+ * exists and is not a regular file (a device such as /dev/null) it is
+ * opened directly instead. */
+enum ol_err ol_out_open(struct ol_outfile *o, const char *dest,
+			struct ol_diag *d);
+/* Reserve a fresh temporary name beside dest without creating it, for a
+ * subprocess (the host linker) to write; o->fd stays -1. */
+enum ol_err ol_out_reserve(struct ol_outfile *o, const char *dest,
+			   struct ol_diag *d);
+/* Write all of buf to o->fd. */
+enum ol_err ol_out_write(struct ol_outfile *o, const void *buf, size_t len,
+			 struct ol_diag *d);
+/* Close, give the file the mode a new file would get (0666 or, with
+ * executable, 0777, less the umask) and rename it into place. */
+enum ol_err ol_out_commit(struct ol_outfile *o, bool executable,
+			  struct ol_diag *d);
+/* Close and remove the temporary; dest is untouched. */
+void ol_out_abort(struct ol_outfile *o);
+/* The path to write: o->tmp, or o->dest when writing directly. */
+const char *ol_out_path(const struct ol_outfile *o);
+
+/* Write a whole file atomically. */
+enum ol_err ol_write_file_atomic(const char *dest, const void *buf, size_t len,
+				 struct ol_diag *d);
+
+#endif

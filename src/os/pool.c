@@ -1,0 +1,90 @@
+#include "os/pool.h"
+
+#include <errno.h>
+#include <sys/wait.h>
+
+#include "os/cleanup.h"
+
+/* Start the next step of job j; returns 1 if a process was started. */
+static int start_next(struct ol_job *j, const struct ol_run_opts *o)
+{
+	if (j->failed || j->done >= j->nsteps)
+		return 0;
+	if (ol_spawn(&j->steps[j->done], o, &j->pid, &j->diag)) {
+		j->failed = 1;
+		return 0;
+	}
+	j->running = 1;
+	return 1;
+}
+
+static struct ol_job *find_job(struct ol_job *jobs, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].running && jobs[i].pid == pid)
+			return &jobs[i];
+	return NULL;
+}
+
+static void finish_step(struct ol_job *j, int status)
+{
+	j->running = 0;
+	ol_cleanup_forget_child(j->pid);
+	if (ol_check_status(&j->steps[j->done], status, &j->diag)) {
+		j->failed = 1;
+		j->status = status;
+		return;
+	}
+	j->done++;
+}
+
+static enum ol_err dry_run_all(struct ol_job *jobs, size_t n,
+			       const struct ol_run_opts *o)
+{
+	int status;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t s = 0; s < jobs[i].nsteps; s++)
+			ol_run(&jobs[i].steps[s], o, &status, &jobs[i].diag);
+	return OL_OK;
+}
+
+enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
+			const struct ol_run_opts *o)
+{
+	size_t running = 0, next = 0;
+	int any_failed = 0;
+
+	if (o && o->dry_run)
+		return dry_run_all(jobs, njobs, o);
+	if (max_procs == 0)
+		max_procs = 1;
+	for (;;) {
+		/* Fill free slots: first continue started chains, then new. */
+		for (size_t i = 0; i < next && running < max_procs; i++)
+			if (!jobs[i].running && start_next(&jobs[i], o))
+				running++;
+		while (next < njobs && running < max_procs)
+			if (start_next(&jobs[next++], o))
+				running++;
+		if (running == 0)
+			break;
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		struct ol_job *j = find_job(jobs, njobs, pid);
+
+		if (!j)
+			continue;
+		running--;
+		finish_step(j, status);
+	}
+	for (size_t i = 0; i < njobs; i++)
+		any_failed |= jobs[i].failed;
+	return any_failed ? OL_E_TOOL_FAILED : OL_OK;
+}

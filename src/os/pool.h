@@ -1,0 +1,34 @@
+/* A bounded pool of child processes for the device links (--wrapper-jobs).
+ * A job is a chain of commands run one after another (clang, then ptxas,
+ * then nvlink); chains run side by side, at most `jobs` processes at once.
+ * No threads: one loop of posix_spawn and waitpid. */
+#ifndef OFFLINK_OS_POOL_H
+#define OFFLINK_OS_POOL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/diag.h"
+#include "os/spawn.h"
+
+struct ol_job {
+	struct ol_cmd *steps;
+	size_t nsteps;
+	/* results */
+	size_t done;         /* steps that finished successfully */
+	int failed;          /* 1 if a step failed; diag says why */
+	int status;          /* wait status of the failed step */
+	struct ol_diag diag;
+	/* pool bookkeeping */
+	pid_t pid;
+	int running;
+};
+
+/* Run every job, at most max_procs processes at a time.  A failing chain
+ * stops; the others run to the end so every failure is reported in one go.
+ * Returns OL_E_TOOL_FAILED if any job failed (each job's diag says which
+ * step and why); under dry_run prints every command and runs none. */
+enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
+			const struct ol_run_opts *o);
+
+#endif

@@ -1,0 +1,60 @@
+/* The one way offlink runs another program: posix_spawn with an argv
+ * vector, never a shell, never re-splitting an argument.  Every command
+ * is named after the step it belongs to, so a failure reads
+ *   device link openmp x86_64-pc-linux-gnu: clang-19 exited with status 1
+ * and under --wrapper-verbose / --dry-run its exact argv is printed first.
+ */
+#ifndef OFFLINK_OS_SPAWN_H
+#define OFFLINK_OS_SPAWN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+#include "common/strvec.h"
+
+struct ol_cmd {
+	char *step;            /* what this command does, for messages */
+	struct ol_strvec argv; /* argv[0] is the program (a path) */
+	char *stdout_path;     /* redirect stdout to this file, or NULL */
+};
+
+struct ol_run_opts {
+	bool verbose;   /* print each argv before running it */
+	bool dry_run;   /* print each argv, run nothing */
+	FILE *log;      /* where to print; stderr when NULL */
+};
+
+/* Free a command's strings. */
+void ol_cmd_free(struct ol_cmd *c);
+
+/* Print argv on one line, each argument quoted for a POSIX shell when it
+ * needs it, so the line can be pasted into a terminal. */
+void ol_print_argv(FILE *f, char *const *argv);
+
+/* Start c; *pid is the child.  Prints the argv when o->verbose. */
+enum ol_err ol_spawn(const struct ol_cmd *c, const struct ol_run_opts *o,
+		     pid_t *pid, struct ol_diag *d);
+
+/* Turn a wait status into an error naming the step and the program
+ * ("exited with status N" / "was killed by signal SIGSEGV"). */
+enum ol_err ol_check_status(const struct ol_cmd *c, int status,
+			    struct ol_diag *d);
+
+/* Spawn and wait.  *status receives the raw wait status (0 under
+ * dry-run, which only prints).  Returns an error for a failed start or a
+ * non-zero exit. */
+enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
+		   int *status, struct ol_diag *d);
+
+/* Run c and capture its standard output (stderr passes through), for
+ * probes such as `fatbinary --version`.  Runs even under dry-run. */
+enum ol_err ol_run_capture(const struct ol_cmd *c, struct ol_buf *out,
+			   struct ol_diag *d);
+
+/* Exit code for a failed child: its own status if it exited, else 1. */
+int ol_status_exit_code(int status);
+
+#endif
