@@ -1,0 +1,52 @@
+/* The two enumerations stored in every offload binary entry: what the image
+ * is (ImageKind) and which programming model produced it (OffloadKind),
+ * with the names and file extensions LLVM's tools use for them. */
+#ifndef OFFLINK_FORMAT_OFFLOAD_KINDS_H
+#define OFFLINK_FORMAT_OFFLOAD_KINDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ob_image_kind {
+	OB_IMG_NONE = 0,
+	OB_IMG_OBJECT = 1,
+	OB_IMG_BITCODE = 2,
+	OB_IMG_CUBIN = 3,
+	OB_IMG_FATBINARY = 4,
+	OB_IMG_PTX = 5,
+	OB_IMG_SPIRV = 6, /* newer LLVM only */
+};
+
+/* offlink's own view of the producer.  The stored value differs between
+ * LLVM versions (HIP is 3 up to LLVM 20 and 4 from LLVM 21, when the field
+ * became a bitmask and SYCL took 8), so decoding maps both. */
+enum ob_offload_kind {
+	OB_OFK_NONE = 0,
+	OB_OFK_OPENMP,
+	OB_OFK_CUDA,
+	OB_OFK_HIP,
+	OB_OFK_SYCL,
+};
+
+/* Map a stored OffloadKind value to offlink's view (unknown -> NONE). */
+enum ob_offload_kind ob_offload_kind_from_raw(uint16_t raw);
+/* The value offlink stores for a kind: LLVM 19's numbering, which every
+ * LLVM up to 20 reads (SYCL, unknown to 19, gets the LLVM 21 value 8). */
+uint16_t ob_offload_kind_to_raw(enum ob_offload_kind kind);
+/* Parse the packager's kind= value ("openmp", "cuda", "hip", "sycl");
+ * anything else is NONE, as LLVM does. */
+enum ob_offload_kind ob_offload_kind_parse(const char *name);
+/* "openmp", "cuda", "hip", "sycl" or "none" (llvm-objdump's producer). */
+const char *ob_offload_kind_name(enum ob_offload_kind kind);
+
+/* Image kind implied by a file name and its first bytes, as the packager
+ * decides it: bitcode magic wins, then the extension. */
+enum ob_image_kind ob_image_kind_for_file(const char *path,
+					  const uint8_t *head, size_t len);
+/* Short name for listings: elf, bitcode, cubin, fatbinary, ptx, spirv, none
+ * (unknown values give "unknown"). */
+const char *ob_image_kind_name(uint16_t kind);
+/* Extension of extracted files: o, bc, cubin, fatbin, s, spv, "" (none). */
+const char *ob_image_kind_ext(uint16_t kind);
+
+#endif
