@@ -1,0 +1,739 @@
+/* offlink-binary: package device images into offload binaries, extract
+ * them again, and list them.  A drop-in for clang-offload-packager (LLVM
+ * 19) and llvm-offload-binary (its successor), plus --list/--json.
+ *
+ *   package:  offlink-binary -o out.bin --image=file=a.o,triple=T[,k=v]...
+ *   extract:  offlink-binary IN... --image=k=v,...   [--archive -o lib.a]
+ *   list:     offlink-binary --list [--json] IN...
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/arena.h"
+#include "common/json.h"
+#include "common/response_file.h"
+#include "common/version.h"
+#include "extract/archive_writer.h"
+#include "extract/offload_scan.h"
+#include "format/offload_binary.h"
+#include "os/cleanup.h"
+#include "os/mapfile.h"
+#include "os/outfile.h"
+#include "packager/image_spec.h"
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
+static const char tool[] = "offlink-binary";
+
+struct options {
+	const char *output;
+	struct ol_strvec inputs;
+	struct image_spec *specs;
+	size_t nspecs;
+	int archive, list, json, help, version;
+	struct ob_encode_opts enc;
+	int method_given, level_given, compress;
+};
+
+/* Every offload binary found in the inputs, and the images they hold. */
+struct found_image {
+	const struct ob_entry *entry;
+	struct ol_origin origin; /* strings live in the arena */
+	const char *input;       /* the input path as given */
+};
+
+struct collection {
+	struct ol_arena arena;
+	struct ob_binary *bins;
+	size_t nbins, capbins;
+	struct found_image *imgs;
+	size_t nimgs, capimgs;
+	struct ol_map *maps;
+	size_t nmaps;
+	const char *input;
+};
+
+static const char usage_text[] =
+	"OVERVIEW: package device images into offload binaries (magic 0x10FF10AD),\n"
+	"extract them, or list them; a drop-in for clang-offload-packager and\n"
+	"llvm-offload-binary.\n"
+	"\n"
+	"USAGE: offlink-binary -o <file> --image=file=<f>,triple=<t>[,<key>=<value>]...\n"
+	"       offlink-binary <input>... --image=<key>=<value>[,...]... [--archive -o <lib.a>]\n"
+	"       offlink-binary --list [--json] <input>...\n"
+	"\n"
+	"Inputs may be raw offload binaries, ELF objects, executables or shared\n"
+	"objects with offload sections, or static archives of those.\n"
+	"\n"
+	"OPTIONS:\n"
+	"  --image=<k>=<v>,...        an image to package (needs file= and triple=;\n"
+	"                             kind=openmp|cuda|hip|sycl sets the producer,\n"
+	"                             other keys are stored as strings), or a filter\n"
+	"                             for extraction (file= names the output)\n"
+	"  -o <file>                  output of packaging, or the archive of --archive\n"
+	"  --archive                  write the extracted images into a static archive\n"
+	"  --list                     list the images: kind, producer, triple, arch,\n"
+	"                             size and origin, one row each\n"
+	"  --json                     with --list, print JSON instead of a table\n"
+	"  --format-version=<1|2|3>   offload binary version to write (default 1, which\n"
+	"                             every LLVM from 14 reads)\n"
+	"  --compress                 compress the binary (writes version 3)\n"
+	"  --compression-format=<zstd|zlib>  compressor for --compress (default zstd)\n"
+	"  --compression-level=<n>    level for --compression-format\n"
+	"  @<file>                    read more arguments from <file>\n"
+	"  --help, -h                 print this help\n"
+	"  --version                  print the version\n"
+	"\n"
+	"Exit status: 0 success, 1 error, 2 bad usage.\n";
+
+static int usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", tool);
+	return EXIT_USAGE;
+}
+
+static int report(const struct ol_diag *d)
+{
+	char msg[2048];
+
+	ol_diag_format(d, msg, sizeof(msg));
+	fprintf(stderr, "%s: error: %s\n", tool, msg);
+	return EXIT_ERROR;
+}
+
+/* ---- options ---- */
+
+/* "--name=value" or "-name=value" (LLVM's cl accepts one or two dashes). */
+static const char *opt_value(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (arg[0] != '-')
+		return NULL;
+	arg += arg[1] == '-' ? 2 : 1;
+	if (strncmp(arg, name, n) == 0 && arg[n] == '=')
+		return arg + n + 1;
+	return NULL;
+}
+
+static int opt_is(const char *arg, const char *name)
+{
+	if (arg[0] != '-')
+		return 0;
+	arg += arg[1] == '-' ? 2 : 1;
+	return strcmp(arg, name) == 0;
+}
+
+static int add_spec(struct options *o, const char *text)
+{
+	struct ol_diag d;
+	struct image_spec *s = realloc(o->specs, (o->nspecs + 1) * sizeof(*s));
+
+	ol_diag_clear(&d);
+	if (!s)
+		return usage_error("out of memory");
+	o->specs = s;
+	if (image_spec_parse(text, &o->specs[o->nspecs], &d))
+		return report(&d);
+	o->nspecs++;
+	return 0;
+}
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < -1000 || v > 1000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_format_option(struct options *o, const char *a)
+{
+	const char *v;
+
+	if ((v = opt_value(a, "format-version"))) {
+		if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "3"))
+			return usage_error("--format-version=%s: expected 1, 2 or 3", v);
+		o->enc.version = (unsigned)(v[0] - '0');
+	} else if ((v = opt_value(a, "compression-format"))) {
+		if (strcmp(v, "zstd") == 0)
+			o->enc.method = OL_COMP_ZSTD;
+		else if (strcmp(v, "zlib") == 0)
+			o->enc.method = OL_COMP_ZLIB;
+		else
+			return usage_error("--compression-format=%s: expected zstd or zlib", v);
+		o->method_given = 1;
+	} else if ((v = opt_value(a, "compression-level"))) {
+		if (parse_int(v, &o->enc.level))
+			return usage_error("--compression-level=%s: expected an integer", v);
+		o->level_given = 1;
+	} else {
+		return usage_error("unknown option '%s'", a);
+	}
+	return 0;
+}
+
+static int parse_one(struct options *o, struct ol_strvec *args, size_t *i)
+{
+	const char *a = args->v[*i], *v;
+
+	if (strcmp(a, "-o") == 0) {
+		if (*i + 1 >= args->n)
+			return usage_error("-o needs a file name");
+		o->output = args->v[++*i];
+	} else if (strncmp(a, "-o", 2) == 0 && a[2] && a[1] != '-') {
+		o->output = a[2] == '=' ? a + 3 : a + 2;
+	} else if ((v = opt_value(a, "image"))) {
+		return add_spec(o, v);
+	} else if (opt_is(a, "archive")) {
+		o->archive = 1;
+	} else if (opt_is(a, "list")) {
+		o->list = 1;
+	} else if (opt_is(a, "json")) {
+		o->json = 1;
+	} else if (opt_is(a, "compress")) {
+		o->compress = 1;
+	} else if (opt_is(a, "help") || strcmp(a, "-h") == 0 ||
+		   opt_is(a, "help-list") || opt_is(a, "help-hidden")) {
+		o->help = 1;
+	} else if (opt_is(a, "version")) {
+		o->version = 1;
+	} else if (a[0] == '-' && a[1] != '\0') {
+		return parse_format_option(o, a);
+	} else if (ol_strvec_push(&o->inputs, a)) {
+		return usage_error("out of memory");
+	}
+	return 0;
+}
+
+static int check_options(struct options *o)
+{
+	int lo, hi;
+
+	if (o->json && !o->list)
+		return usage_error("--json needs --list");
+	if (o->list && (o->nspecs || o->output || o->archive))
+		return usage_error("--list takes only input files (and --json)");
+	if (o->list && o->inputs.n == 0)
+		return usage_error("--list needs at least one input file");
+	if (o->output && o->inputs.n && !o->archive)
+		return usage_error("packaging to an output file and extracting from an input file are mutually exclusive");
+	if (o->archive && o->inputs.n == 0)
+		return usage_error("--archive needs an input to extract from");
+	if (o->level_given && !o->method_given)
+		return usage_error("--compression-level needs --compression-format");
+	if (o->method_given && !o->compress)
+		return usage_error("--compression-format needs --compress");
+	if (o->compress) {
+		if (o->enc.version && o->enc.version != 3)
+			return usage_error("--compress writes format version 3");
+		o->enc.version = 3;
+		o->enc.compress = true;
+		if (!o->method_given)
+			o->enc.method = OL_COMP_ZSTD;
+		if (!o->level_given)
+			o->enc.level = ol_compression_default_level(o->enc.method);
+		ol_compression_level_range(o->enc.method, &lo, &hi);
+		if (o->enc.level < lo || o->enc.level > hi)
+			return usage_error("invalid %s compression level %d; expected a value in [%d, %d]",
+					   ol_compression_name(o->enc.method),
+					   o->enc.level, lo, hi);
+	}
+	return 0;
+}
+
+static int parse_options(struct ol_strvec *args, struct options *o)
+{
+	for (size_t i = 0; i < args->n; i++) {
+		int rc = parse_one(o, args, &i);
+
+		if (rc)
+			return rc;
+	}
+	if (o->help || o->version)
+		return 0;
+	if (!o->output && o->inputs.n == 0 && !o->list)
+		return usage_error("nothing to do: give -o to package or an input to extract from");
+	return check_options(o);
+}
+
+/* ---- collecting the images of the inputs ---- */
+
+static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
+			     struct ob_binary *b, struct ol_diag *d)
+{
+	struct collection *c = ctx;
+	struct ob_binary *kept;
+
+	if (c->nbins == c->capbins) {
+		size_t cap = c->capbins ? 2 * c->capbins : 16;
+		void *p = realloc(c->bins, cap * sizeof(*c->bins));
+
+		if (!p)
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		c->bins = p;
+		c->capbins = cap;
+	}
+	kept = &c->bins[c->nbins++];
+	*kept = *b;
+	memset(b, 0, sizeof(*b));
+	for (size_t i = 0; i < kept->nentries; i++) {
+		struct found_image *f;
+
+		if (c->nimgs == c->capimgs) {
+			size_t cap = c->capimgs ? 2 * c->capimgs : 16;
+			void *p = realloc(c->imgs, cap * sizeof(*c->imgs));
+
+			if (!p)
+				return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+			c->imgs = p;
+			c->capimgs = cap;
+		}
+		f = &c->imgs[c->nimgs++];
+		f->entry = &kept->entries[i];
+		f->input = c->input;
+		f->origin = *o;
+		f->origin.file = ol_arena_strdup(&c->arena, o->file);
+		f->origin.member = ol_arena_strdup(&c->arena, o->member);
+		f->origin.section = ol_arena_strdup(&c->arena, o->section);
+	}
+	return OL_OK;
+}
+
+static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
+			   struct ol_diag *d)
+{
+	c->maps = calloc(inputs->n ? inputs->n : 1, sizeof(*c->maps));
+	if (!c->maps)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	for (size_t i = 0; i < inputs->n; i++) {
+		struct ol_map *m = &c->maps[c->nmaps++];
+
+		c->input = inputs->v[i];
+		if (ol_map_file(inputs->v[i], m, d))
+			return d->code;
+		if (m->len == 0) {
+			ol_diag_set(d, OL_E_UNRECOGNIZED, NULL, "the file is empty");
+			ol_diag_locate(d, inputs->v[i], NULL, 0);
+			return d->code;
+		}
+		if (ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
+				    OL_SCAN_STRICT, on_binary, c, d))
+			return d->code;
+	}
+	return OL_OK;
+}
+
+static void collection_free(struct collection *c)
+{
+	for (size_t i = 0; i < c->nbins; i++)
+		ob_binary_free(&c->bins[i]);
+	for (size_t i = 0; i < c->nmaps; i++)
+		ol_unmap(&c->maps[i]);
+	free(c->bins);
+	free(c->imgs);
+	free(c->maps);
+	ol_arena_free(&c->arena);
+}
+
+/* ---- --list ---- */
+
+static const char *origin_text(struct ol_arena *a, const struct ol_origin *o)
+{
+	return o->member ? ol_arena_printf(a, "%s(%s)", o->file, o->member)
+			 : o->file;
+}
+
+static const char *arch_or_dash(const struct ob_entry *e)
+{
+	const char *arch = ob_entry_get(e, "arch");
+
+	return arch && *arch ? arch : "-";
+}
+
+static void list_table(struct collection *c)
+{
+	printf("%-10s %-9s %-28s %-16s %10s  %s\n", "KIND", "PRODUCER",
+	       "TRIPLE", "ARCH", "SIZE", "ORIGIN");
+	for (size_t i = 0; i < c->nimgs; i++) {
+		const struct found_image *f = &c->imgs[i];
+		const char *triple = ob_entry_get(f->entry, "triple");
+
+		printf("%-10s %-9s %-28s %-16s %10llu  %s%s\n",
+		       ob_image_kind_name(f->entry->image_kind),
+		       ob_offload_kind_name(f->entry->offload_kind),
+		       triple && *triple ? triple : "-", arch_or_dash(f->entry),
+		       (unsigned long long)f->entry->image_size,
+		       origin_text(&c->arena, &f->origin),
+		       f->origin.final ? " [linked]" : "");
+	}
+}
+
+static void json_field(const char *key, const char *value, int comma)
+{
+	printf("%s", comma ? ", " : "");
+	ol_json_string(stdout, key);
+	printf(": ");
+	ol_json_string(stdout, value ? value : "");
+}
+
+static void json_image(struct collection *c, const struct found_image *f)
+{
+	const struct ob_entry *e = f->entry;
+
+	printf("  {");
+	json_field("kind", ob_image_kind_name(e->image_kind), 0);
+	json_field("producer", ob_offload_kind_name(e->offload_kind), 1);
+	json_field("triple", ob_entry_get(e, "triple"), 1);
+	json_field("arch", ob_entry_get(e, "arch"), 1);
+	printf(", \"size\": %llu", (unsigned long long)e->image_size);
+	json_field("origin", origin_text(&c->arena, &f->origin), 1);
+	json_field("file", f->origin.file, 1);
+	printf(", \"member\": ");
+	if (f->origin.member)
+		ol_json_string(stdout, f->origin.member);
+	else
+		printf("null");
+	printf(", \"section\": ");
+	if (f->origin.section)
+		ol_json_string(stdout, f->origin.section);
+	else
+		printf("null");
+	printf(", \"offset\": %llu, \"image_kind\": %u, \"offload_kind\": %u, "
+	       "\"flags\": %u, \"linked\": %s, \"strings\": {",
+	       (unsigned long long)f->origin.offset, e->image_kind,
+	       e->offload_kind_raw, e->flags, f->origin.final ? "true" : "false");
+	for (size_t k = 0; k < e->nstrings; k++)
+		json_field(e->strings[k].key, e->strings[k].value, k > 0);
+	printf("}}");
+}
+
+static void list_json(struct collection *c)
+{
+	printf("[\n");
+	for (size_t i = 0; i < c->nimgs; i++) {
+		json_image(c, &c->imgs[i]);
+		printf("%s\n", i + 1 < c->nimgs ? "," : "");
+	}
+	printf("]\n");
+}
+
+static int run_list(const struct options *o)
+{
+	struct collection c = { 0 };
+	struct ol_diag d;
+	int rc = EXIT_OK;
+
+	ol_diag_clear(&d);
+	if (collect(&c, &o->inputs, &d))
+		rc = report(&d);
+	else if (o->json)
+		list_json(&c);
+	else
+		list_table(&c);
+	if (fflush(stdout) != 0 && rc == EXIT_OK) {
+		fprintf(stderr, "%s: error: cannot write the listing: %s\n",
+			tool, strerror(errno));
+		rc = EXIT_ERROR;
+	}
+	collection_free(&c);
+	return rc;
+}
+
+/* ---- extraction ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* LLVM 19's name: <stem of input>-<triple>-<arch>.<index>.<ext>. */
+static char *generated_name(struct ol_arena *a, const struct found_image *f,
+			    size_t index)
+{
+	const char *base = base_name(f->input), *dot = strrchr(base, '.');
+	int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+	const char *triple = ob_entry_get(f->entry, "triple");
+	const char *arch = ob_entry_get(f->entry, "arch");
+
+	return ol_arena_printf(a, "%.*s-%s-%s.%zu.%s", stem, base,
+			       triple ? triple : "", arch ? arch : "", index,
+			       ob_image_kind_ext(f->entry->image_kind));
+}
+
+static enum ol_err write_image(const char *path, const struct found_image *f,
+			       struct ol_diag *d)
+{
+	return ol_write_file_atomic(path, f->entry->image,
+				    (size_t)f->entry->image_size, d);
+}
+
+static int extract_spec(struct collection *c, const struct image_spec *s)
+{
+	const struct found_image *last = NULL;
+	size_t index = 0, matches = 0;
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	for (size_t i = 0; i < c->nimgs; i++) {
+		const struct found_image *f = &c->imgs[i];
+
+		if (!image_spec_matches(s, f->entry, &f->origin))
+			continue;
+		matches++;
+		last = f;
+		if (s->files.n)
+			continue;
+		if (write_image(generated_name(&c->arena, f, index++), f, &d))
+			return report(&d);
+	}
+	if (!s->files.n || !last)
+		return EXIT_OK;
+	if (matches > 1)
+		fprintf(stderr, "%s: warning: Multiple inputs match to a single file, '%s'\n",
+			tool, s->files.v[0]);
+	if (write_image(s->files.v[0], last, &d))
+		return report(&d);
+	return EXIT_OK;
+}
+
+static const char *member_name(const struct found_image *f)
+{
+	return base_name(f->origin.member ? f->origin.member : f->input);
+}
+
+/* Archive of the images matching spec (or of all images when spec is
+ * NULL) written to dest. */
+static int extract_archive(struct collection *c, const struct options *o,
+			   const char *dest)
+{
+	struct ol_ar_out_member *m = calloc(c->nimgs ? c->nimgs : 1, sizeof(*m));
+	size_t n = 0;
+	struct ol_diag d;
+	int rc = EXIT_OK;
+
+	ol_diag_clear(&d);
+	if (!m)
+		return usage_error("out of memory");
+	for (size_t i = 0; i < c->nimgs; i++) {
+		const struct found_image *f = &c->imgs[i];
+		bool wanted = o->nspecs == 0;
+
+		for (size_t k = 0; k < o->nspecs && !wanted; k++)
+			wanted = image_spec_matches(&o->specs[k], f->entry, &f->origin);
+		if (!wanted)
+			continue;
+		m[n++] = (struct ol_ar_out_member){ member_name(f), f->entry->image,
+						    (size_t)f->entry->image_size };
+	}
+	if (ol_archive_write(dest, m, n, true, &d))
+		rc = report(&d);
+	free(m);
+	return rc;
+}
+
+static int run_extract(const struct options *o)
+{
+	struct collection c = { 0 };
+	struct ol_diag d;
+	int rc = EXIT_OK;
+
+	ol_diag_clear(&d);
+	if (collect(&c, &o->inputs, &d)) {
+		rc = report(&d);
+	} else if (o->archive) {
+		const char *dest = o->output;
+
+		if (!dest && o->nspecs && o->specs[0].files.n)
+			dest = o->specs[0].files.v[0];
+		rc = dest ? extract_archive(&c, o, dest)
+			  : usage_error("--archive needs -o or an image with file=");
+	} else if (o->nspecs == 0) {
+		/* As llvm-offload-binary: no filter extracts everything. */
+		struct image_spec all = { 0 };
+
+		rc = extract_spec(&c, &all);
+	} else {
+		for (size_t k = 0; k < o->nspecs && rc == EXIT_OK; k++)
+			rc = extract_spec(&c, &o->specs[k]);
+	}
+	collection_free(&c);
+	return rc;
+}
+
+/* ---- packaging ---- */
+
+struct packaged {
+	struct ol_map map;
+	struct ol_buf stdin_data;
+	struct ob_kv *kv;
+};
+
+static int cmp_kv(const void *a, const void *b)
+{
+	return strcmp(((const struct ob_kv *)a)->key, ((const struct ob_kv *)b)->key);
+}
+
+static enum ol_err read_stdin(struct ol_buf *b, struct ol_diag *d)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	while ((n = read(STDIN_FILENO, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ol_diag_errno(d, errno, "cannot read", "<stdin>");
+		if (ol_buf_append(b, chunk, (size_t)n))
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	return OL_OK;
+}
+
+/* Fill desc for one file of spec s: its bytes, kinds and sorted strings
+ * (every key but kind; file is never stored). */
+static enum ol_err describe(const struct image_spec *s, const char *file,
+			    struct packaged *p, struct ob_image_desc *desc,
+			    struct ol_diag *d)
+{
+	const char *kind = image_spec_get(s, "kind");
+	size_t n = 0;
+
+	if (strcmp(file, "-") == 0) {
+		if (read_stdin(&p->stdin_data, d))
+			return d->code;
+		desc->image = p->stdin_data.data;
+		desc->image_size = p->stdin_data.len;
+		desc->image_kind = OB_IMG_NONE;
+	} else {
+		if (ol_map_file(file, &p->map, d))
+			return d->code;
+		desc->image = p->map.data;
+		desc->image_size = p->map.len;
+		desc->image_kind = (uint16_t)ob_image_kind_for_file(file, p->map.data,
+								    p->map.len);
+	}
+	desc->offload_kind_raw =
+		ob_offload_kind_to_raw(kind ? ob_offload_kind_parse(kind) : OB_OFK_NONE);
+	p->kv = calloc(s->keys.n ? s->keys.n : 1, sizeof(*p->kv));
+	if (!p->kv)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	for (size_t i = 0; i < s->keys.n; i++)
+		if (strcmp(s->keys.v[i], "kind") != 0)
+			p->kv[n++] = (struct ob_kv){ s->keys.v[i], s->values.v[i] };
+	/* LLVM writes the pairs in hash-table order; offlink sorts them by key
+	 * so the output is stable (docs/format.md). */
+	qsort(p->kv, n, sizeof(*p->kv), cmp_kv);
+	desc->strings = p->kv;
+	desc->nstrings = n;
+	return OL_OK;
+}
+
+static size_t count_files(const struct options *o)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < o->nspecs; k++)
+		n += o->specs[k].files.n;
+	return n;
+}
+
+static int run_package(const struct options *o)
+{
+	size_t n = count_files(o), at = 0;
+	struct packaged *p = calloc(n ? n : 1, sizeof(*p));
+	struct ob_image_desc *desc = calloc(n ? n : 1, sizeof(*desc));
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+	int rc = EXIT_OK;
+
+	ol_diag_clear(&d);
+	if (!p || !desc) {
+		rc = usage_error("out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < o->nspecs; k++) {
+		const struct image_spec *s = &o->specs[k];
+
+		if (!s->files.n || !image_spec_get(s, "triple")) {
+			rc = usage_error("'file' and 'triple' are required image arguments");
+			goto out;
+		}
+		for (size_t f = 0; f < s->files.n; f++, at++) {
+			if (describe(s, s->files.v[f], &p[at], &desc[at], &d)) {
+				rc = report(&d);
+				goto out;
+			}
+		}
+	}
+	if (ob_encode(desc, n, &o->enc, &out, &d) ||
+	    ol_write_file_atomic(o->output, out.data, out.len, &d))
+		rc = report(&d);
+out:
+	for (size_t i = 0; p && i < n; i++) {
+		ol_unmap(&p[i].map);
+		ol_buf_free(&p[i].stdin_data);
+		free(p[i].kv);
+	}
+	free(p);
+	free(desc);
+	ol_buf_free(&out);
+	return rc;
+}
+
+static void free_options(struct options *o)
+{
+	for (size_t k = 0; k < o->nspecs; k++)
+		image_spec_free(&o->specs[k]);
+	free(o->specs);
+	ol_strvec_free(&o->inputs);
+}
+
+int main(int argc, char **argv)
+{
+	struct ol_strvec args = { 0 };
+	struct options o = { 0 };
+	struct ol_diag d;
+	int rc;
+
+	ol_diag_clear(&d);
+	ol_cleanup_init();
+	if (ol_expand_args(argc, argv, 1, &args, &d))
+		return report(&d);
+	rc = parse_options(&args, &o);
+	if (rc == 0 && o.help)
+		fputs(usage_text, stdout);
+	else if (rc == 0 && o.version)
+		printf("offlink-binary (offlink) %s\ncompatible with clang-offload-packager %s and llvm-offload-binary\n",
+		       OFFLINK_VERSION, OFFLINK_LLVM_COMPAT);
+	else if (rc == 0 && o.list)
+		rc = run_list(&o);
+	else if (rc == 0 && o.inputs.n)
+		rc = run_extract(&o);
+	else if (rc == 0)
+		rc = run_package(&o);
+	ol_cleanup_run();
+	free_options(&o);
+	ol_strvec_free(&args);
+	return rc;
+}

@@ -1,0 +1,160 @@
+/* Unit tests of common/: error table, diagnostics, string vectors,
+ * response-file tokenising, arena and buffers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "common/arena.h"
+#include "common/buf.h"
+#include "common/diag.h"
+#include "common/error.h"
+#include "common/response_file.h"
+#include "common/strvec.h"
+
+static void every_error_has_a_message(void **state)
+{
+	(void)state;
+	for (int e = 0; e < OL_E__COUNT; e++)
+		assert_string_not_equal(ol_strerror((enum ol_err)e), "unknown error");
+	assert_string_equal(ol_strerror(OL_E__COUNT), "unknown error");
+}
+
+static void diag_names_file_member_offset_field(void **state)
+{
+	struct ol_diag d;
+	char msg[512];
+
+	(void)state;
+	ol_diag_clear(&d);
+	ol_diag_at(&d, OL_E_OUT_OF_BOUNDS, 0x30, "NumStrings", "%d entries", 7);
+	ol_diag_locate(&d, "lib.a", "k.o", 0x100);
+	ol_diag_prefix(&d, "in section %s", ".llvm.offloading");
+	ol_diag_format(&d, msg, sizeof(msg));
+	assert_string_equal(msg,
+		"lib.a(k.o): offset 0x130: field 'NumStrings': offset or size outside the container: "
+		"in section .llvm.offloading: 7 entries");
+	/* A deeper layer's location wins over a later, outer one. */
+	ol_diag_locate(&d, "other", "x.o", 0);
+	ol_diag_format(&d, msg, sizeof(msg));
+	assert_non_null(strstr(msg, "lib.a(k.o)"));
+}
+
+static void diag_long_detail_is_cut_not_overflowed(void **state)
+{
+	struct ol_diag d;
+	char big[2000];
+
+	(void)state;
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ol_diag_clear(&d);
+	ol_diag_set(&d, OL_E_IO, NULL, "%s", big);
+	ol_diag_prefix(&d, "%s", big);
+	assert_int_equal(strlen(d.detail), sizeof(d.detail) - 1);
+}
+
+static void strvec_push_insert_contains(void **state)
+{
+	struct ol_strvec v = { 0 };
+
+	(void)state;
+	ol_strvec_push(&v, "b");
+	ol_strvec_pushf(&v, "-%s=%d", "x", 3);
+	ol_strvec_insert(&v, 0, "a");
+	ol_strvec_pushn(&v, "cdef", 2);
+	assert_int_equal(v.n, 4);
+	assert_string_equal(v.v[0], "a");
+	assert_string_equal(v.v[1], "b");
+	assert_string_equal(v.v[2], "-x=3");
+	assert_string_equal(v.v[3], "cd");
+	assert_null(v.v[4]);
+	assert_true(ol_strvec_contains(&v, "-x=3"));
+	assert_false(ol_strvec_contains(&v, "z"));
+	ol_strvec_free(&v);
+}
+
+static void tokenize_like_gnu(void **state)
+{
+	const char text[] = "a 'b c' \"d \\\"e\" f\\ g '' \n\th\\\\i";
+	struct ol_strvec v = { 0 };
+
+	(void)state;
+	assert_int_equal(ol_tokenize_gnu(text, strlen(text), &v), OL_OK);
+	assert_int_equal(v.n, 6);
+	assert_string_equal(v.v[0], "a");
+	assert_string_equal(v.v[1], "b c");
+	assert_string_equal(v.v[2], "d \"e");
+	assert_string_equal(v.v[3], "f g");
+	assert_string_equal(v.v[4], "");
+	assert_string_equal(v.v[5], "h\\i");
+	ol_strvec_free(&v);
+}
+
+static void response_file_missing_is_kept(void **state)
+{
+	char *argv[] = { "tool", "@/nonexistent/rsp", "x" };
+	struct ol_strvec v = { 0 };
+	struct ol_diag d;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(ol_expand_args(3, argv, 1, &v, &d), OL_OK);
+	assert_int_equal(v.n, 2);
+	assert_string_equal(v.v[0], "@/nonexistent/rsp");
+	ol_strvec_free(&v);
+}
+
+static void arena_is_aligned_and_zeroed(void **state)
+{
+	struct ol_arena a = { 0 };
+
+	(void)state;
+	for (int i = 1; i < 200; i++) {
+		unsigned char *p = ol_arena_alloc(&a, (size_t)i * 37);
+
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % 16, 0);
+		for (int j = 0; j < i * 37; j++)
+			assert_int_equal(p[j], 0);
+		memset(p, 0xff, (size_t)i * 37);
+	}
+	assert_string_equal(ol_arena_printf(&a, "%s-%d", "x", 5), "x-5");
+	assert_null(ol_arena_strdup(&a, NULL));
+	assert_null(ol_arena_array(&a, SIZE_MAX / 2, 4));
+	ol_arena_free(&a);
+}
+
+static void buf_appends(void **state)
+{
+	struct ol_buf b = { 0 };
+
+	(void)state;
+	ol_buf_le16(&b, 0x0102);
+	ol_buf_le32(&b, 0x03040506);
+	ol_buf_le64(&b, 0x0708090a0b0c0d0eULL);
+	ol_buf_zeros(&b, 2);
+	ol_buf_printf(&b, "%d", 42);
+	assert_int_equal(b.len, 2 + 4 + 8 + 2 + 2);
+	assert_memory_equal(b.data, "\x02\x01\x06\x05\x04\x03\x0e\x0d\x0c\x0b\x0a\x09\x08\x07\0\0" "42", 18);
+	assert_int_equal(b.data[b.len], 0);
+	ol_buf_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_error_has_a_message),
+		cmocka_unit_test(diag_names_file_member_offset_field),
+		cmocka_unit_test(diag_long_detail_is_cut_not_overflowed),
+		cmocka_unit_test(strvec_push_insert_contains),
+		cmocka_unit_test(tokenize_like_gnu),
+		cmocka_unit_test(response_file_missing_is_kept),
+		cmocka_unit_test(arena_is_aligned_and_zeroed),
+		cmocka_unit_test(buf_appends),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
