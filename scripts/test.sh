@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Build offlink and run every test, as CI does:
+#   1. gcc build with -Werror; all unit, CLI and end-to-end tests;
+#   2. ASan+UBSan build; unit and CLI tests under the sanitizers;
+#   3. clang-19 build with -Werror of the libFuzzer targets; a short run of
+#      each on seeds generated here, plus the saved regression inputs.
+# Environment: JOBS (default: CPU count), FUZZ_SECONDS (default 30 per
+# target), OFFLINK_NO_SKIP=1 to turn a missing installed tool into a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+jobs=${JOBS:-$(nproc)}
+fuzz_seconds=${FUZZ_SECONDS:-30}
+started=$SECONDS
+
+phase() { printf '\n=== %s (%ds)\n' "$1" $((SECONDS - started)); }
+
+phase "build (gcc, -Werror)"
+cmake -S . -B build -DOFFLINK_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+
+phase "all tests"
+ctest --test-dir build -j"$jobs" --output-on-failure
+
+phase "build (ASan+UBSan)"
+cmake -S . -B build-asan -DOFFLINK_SANITIZE=ON -DOFFLINK_WERROR=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+
+phase "unit and CLI tests under ASan+UBSan"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --test-dir build-asan -j"$jobs" -L 'unit|cli' --output-on-failure
+
+phase "build (clang-19, -Werror, libFuzzer targets)"
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-19 -DOFFLINK_FUZZ=ON -DOFFLINK_TESTS=ON \
+	-DOFFLINK_WERROR=ON >/dev/null
+cmake --build build-fuzz -j"$jobs"
+
+phase "fuzzing, ${fuzz_seconds}s per target"
+seeds=$(mktemp -d)
+trap 'rm -rf "$seeds"' EXIT
+build-fuzz/test-bin/make_malformed "$seeds" >/dev/null
+printf 'HELLO' >"$seeds/img.o"
+build/bin/offlink-binary -o "$seeds/two.bin" --image=file="$seeds/img.o",triple=x86_64-pc-linux-gnu,kind=openmp \
+	--image=file="$seeds/img.o",triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda
+build/bin/offlink-binary -o "$seeds/v3.bin" --compress --image=file="$seeds/img.o",triple=t
+if command -v clang-19 >/dev/null; then
+	echo 'int x;' | clang-19 -x c -c - -o "$seeds/host.o" -Xclang -fembed-offload-object="$seeds/two.bin"
+	(cd "$seeds" && ar rcs lib.a host.o img.o)
+fi
+cp "$src"/tests/fuzz/regressions/* "$seeds/"
+for f in fuzz_offload_binary fuzz_input_scan; do
+	mkdir -p "build-fuzz/corpus-$f"
+	if ! build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -max_len=16384 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=build-fuzz/ "build-fuzz/corpus-$f" "$seeds" \
+		>"build-fuzz/$f.log" 2>&1; then
+		tail -40 "build-fuzz/$f.log"
+		echo "FAIL: $f found a crash (input saved under build-fuzz/)" >&2
+		exit 1
+	fi
+	echo "$f: $(grep -E 'stat::number_of_executed_units' "build-fuzz/$f.log" | awk '{print $2}') runs, no crash"
+done
+
+phase "done"
