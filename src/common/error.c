@@ -29,6 +29,7 @@ static const char *const messages[OL_E__COUNT] = {
 	[OL_E_TOOL_FAILED] = "subprocess failed",
 	[OL_E_UNSUPPORTED] = "not supported",
 	[OL_E_INTERRUPTED] = "interrupted",
+	[OL_E_REPORTED] = "errors reported above",
 };
 
 const char *ol_strerror(enum ol_err err)

@@ -34,6 +34,7 @@ enum ol_err {
 	OL_E_TOOL_FAILED,    /* a subprocess exited non-zero or was killed */
 	OL_E_UNSUPPORTED,    /* valid input that offlink does not handle */
 	OL_E_INTERRUPTED,    /* stopped by SIGINT/SIGTERM */
+	OL_E_REPORTED,       /* errors were already reported one by one */
 	OL_E__COUNT
 };
 

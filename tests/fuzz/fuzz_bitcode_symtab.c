@@ -1,0 +1,28 @@
+/* libFuzzer target: the bitstream walker and symbol-table reader. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format/bitcode_symtab.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static volatile uint64_t sink;
+
+static enum ol_err on_symbol(void *ctx, const struct bc_symbol *s,
+			     struct ol_diag *d)
+{
+	(void)ctx;
+	(void)d;
+	for (size_t i = 0; i < s->len; i++)
+		sink += (unsigned char)s->name[i];
+	return OL_OK;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	bc_for_each_symbol(data, size, on_symbol, NULL, &d);
+	return 0;
+}
