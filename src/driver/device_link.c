@@ -1,0 +1,275 @@
+/* link_devices: one chain of commands per group, run in parallel through
+ * the process pool (--wrapper-jobs, default: the number of CPUs).
+ *
+ * CPU "devices" (x86_64, aarch64, ppc64le, ...) link to a shared object
+ * with the host toolchain, -shared -Bsymbolic, against the host libraries
+ * of the link, as LLVM does; but never with -march=native: an empty arch
+ * means "the triple's baseline", so the image does not depend on the
+ * machine that linked it.  Bitcode images (-foffload-lto) are linked with
+ * LTO by ld.lld.  GPU targets are in device_link_gpu.c. */
+#include "driver/device_link.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "os/outfile.h"
+#include "os/pool.h"
+
+static const char *const cpu_arches[] = {
+	"x86_64", "i386", "i686", "aarch64", "aarch64_be", "ppc64", "ppc64le",
+	"powerpc64", "powerpc64le", "s390x", "systemz", "riscv64",
+	"loongarch64", NULL,
+};
+
+bool ol_triple_is_cpu(const char *triple)
+{
+	size_t n = strcspn(triple, "-");
+
+	for (const char *const *a = cpu_arches; *a; a++)
+		if (strlen(*a) == n && strncmp(triple, *a, n) == 0)
+			return true;
+	return false;
+}
+
+/* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
+ * that is not a triple (no '-', or a dash-led option) is part of the
+ * argument, so "--device-linker=-Wl,--defsym=a=1" is kept whole (LLVM 19
+ * splits it at the first '=' and drops it). */
+const char *ol_scoped_arg(const char *spec, const char *triple)
+{
+	const char *eq = strchr(spec, '=');
+	size_t n;
+
+	if (!eq || spec[0] == '-' || !memchr(spec, '-', (size_t)(eq - spec)))
+		return spec;
+	n = (size_t)(eq - spec);
+	if (strlen(triple) == n && strncmp(spec, triple, n) == 0)
+		return eq + 1;
+	return NULL;
+}
+
+const char *ol_kind_name(enum ob_offload_kind k)
+{
+	return ob_offload_kind_name(k);
+}
+
+char *ol_group_label(struct ol_link *l, const struct ol_group *g)
+{
+	return g->arch[0]
+		? ol_arena_printf(&l->arena, "%s %s %s", ol_kind_name(g->kind), g->triple, g->arch)
+		: ol_arena_printf(&l->arena, "%s %s", ol_kind_name(g->kind), g->triple);
+}
+
+/* "<kind>.<triple>[.<arch>]" made safe for file names. */
+char *ol_group_stem(struct ol_link *l, const struct ol_group *g)
+{
+	char *s = g->arch[0]
+		? ol_arena_printf(&l->arena, "%s.%s.%s", ol_kind_name(g->kind), g->triple, g->arch)
+		: ol_arena_printf(&l->arena, "%s.%s", ol_kind_name(g->kind), g->triple);
+
+	return ol_link_safe_name(l, s);
+}
+
+/* The file each image of g is written to for the device linker. */
+char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, size_t i)
+{
+	const char *ext = ob_image_kind_ext(g->images[i]->entry->image_kind);
+
+	return ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.%zu.%s",
+						    ol_group_stem(l, g), i,
+						    *ext ? ext : "img"));
+}
+
+struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
+				 const char *program, const char *what)
+{
+	struct ol_cmd *steps = realloc(g->steps, (g->nsteps + 1) * sizeof(*steps));
+	struct ol_cmd *c;
+
+	if (!steps)
+		return NULL;
+	g->steps = steps;
+	c = &g->steps[g->nsteps++];
+	memset(c, 0, sizeof(*c));
+	c->step = what ? strdup(ol_arena_printf(&l->arena, "device link %s (%s)",
+						ol_group_label(l, g), what))
+		       : strdup(ol_arena_printf(&l->arena, "device link %s",
+						ol_group_label(l, g)));
+	ol_strvec_push(&c->argv, program);
+	return c;
+}
+
+static bool has_device_code(const struct ol_input *in)
+{
+	if (in->type != INPUT_ARCHIVE)
+		return false;
+	for (size_t m = 0; m < in->nmembers; m++)
+		if (in->members[m].nimages)
+			return true;
+	return false;
+}
+
+/* Shared objects and archives of host code.  An archive that carries
+ * device code is left out: its device images are already in the link, and
+ * its host objects must not be (under --whole-archive they would collide
+ * with their own device versions; LLVM 19 passes them and fails). */
+static bool host_library_for_device(const struct ol_input *in)
+{
+	return in->type == INPUT_SHARED ||
+	       (in->type == INPUT_ARCHIVE && !has_device_code(in));
+}
+
+/* The host link's libraries, in their order, for a CPU device image that
+ * is loaded into the same process. */
+static void add_host_libraries(struct ol_link *l, struct ol_cmd *c)
+{
+	static const char *const toggles[] = {
+		[ITEM_WHOLE_ON] = "-Wl,--whole-archive",
+		[ITEM_WHOLE_OFF] = "-Wl,--no-whole-archive",
+		[ITEM_GROUP_START] = "-Wl,--start-group",
+		[ITEM_GROUP_END] = "-Wl,--end-group",
+		[ITEM_STATIC] = "-Wl,-Bstatic",
+		[ITEM_DYNAMIC] = "-Wl,-Bdynamic",
+		[ITEM_AS_NEEDED] = "-Wl,--as-needed",
+		[ITEM_NO_AS_NEEDED] = "-Wl,--no-as-needed",
+	};
+	size_t in = 0;
+
+	if (l->sysroot)
+		ol_strvec_pushf(&c->argv, "--sysroot=%s", l->sysroot);
+	for (size_t i = 0; i < l->lib_dirs.n; i++)
+		ol_strvec_pushf(&c->argv, "-L%s", l->lib_dirs.v[i]);
+	for (size_t i = 0; i < l->rpaths.n; i++)
+		ol_strvec_pushf(&c->argv, "-Wl,-rpath,%s", l->rpaths.v[i]);
+	for (size_t i = 0; i < l->nitems; i++) {
+		const struct ol_item *it = &l->items[i];
+
+		if (it->kind == ITEM_LIBRARY || it->kind == ITEM_FILE) {
+			const struct ol_input *input = &l->inputs[in++];
+
+			/* -l may name a linker script (libc.so): keep it. */
+			if (it->kind == ITEM_LIBRARY && !has_device_code(input))
+				ol_strvec_pushf(&c->argv, "-l%s", it->value);
+			else if (it->kind == ITEM_FILE && host_library_for_device(input))
+				ol_strvec_push(&c->argv, input->path);
+		} else if (it->kind < sizeof(toggles) / sizeof(toggles[0]) &&
+			   toggles[it->kind]) {
+			ol_strvec_push(&c->argv, toggles[it->kind]);
+		}
+	}
+}
+
+void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
+		      bool linker_via_driver)
+{
+	const char *a;
+
+	for (size_t i = 0; i < l->opt.device_linker.n; i++) {
+		if (!(a = ol_scoped_arg(l->opt.device_linker.v[i], triple)))
+			continue;
+		if (linker_via_driver)
+			ol_strvec_push(&c->argv, "-Xlinker");
+		ol_strvec_push(&c->argv, a);
+	}
+	for (size_t i = 0; linker_via_driver && i < l->opt.device_compiler.n; i++)
+		if ((a = ol_scoped_arg(l->opt.device_compiler.v[i], triple)))
+			ol_strvec_push(&c->argv, a);
+}
+
+static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, l->clang, NULL);
+
+	if (!c)
+		return OL_E_NOMEM;
+	ol_strvec_push(&c->argv, "--no-default-config");
+	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
+	if (g->arch[0])
+		ol_strvec_pushf(&c->argv, "-march=%s", g->arch);
+	ol_strvec_pushf(&c->argv, "-O%s", l->opt.opt_level);
+	if (g->any_bitcode) {
+		ol_strvec_push(&c->argv, "-flto");
+		ol_strvec_push(&c->argv, "-fuse-ld=lld");
+		for (size_t i = 0; i < l->opt.mllvm.n; i++)
+			ol_strvec_pushf(&c->argv, "-Wl,-mllvm,%s", l->opt.mllvm.v[i]);
+		for (size_t i = 0; i < l->opt.offload_opt.n; i++)
+			ol_strvec_pushf(&c->argv, "-Wl,-mllvm,%s", l->opt.offload_opt.v[i]);
+	}
+	if (l->opt.device_debug)
+		ol_strvec_push(&c->argv, "-g");
+	ol_strvec_push(&c->argv, "-shared");
+	ol_strvec_push(&c->argv, "-Wl,-Bsymbolic");
+	ol_strvec_push(&c->argv, "-Wl,--no-undefined");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->image_path);
+	for (size_t i = 0; i < g->nimages; i++)
+		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	add_host_libraries(l, c);
+	ol_add_user_args(l, c, g->triple, true);
+	return c->argv.err;
+}
+
+enum ol_err ol_plan_device_links(struct ol_link *l)
+{
+	for (size_t i = 0; i < l->ngroups; i++) {
+		struct ol_group *g = &l->groups[i];
+		enum ol_err rc;
+
+		g->image_path = strdup(ol_link_temp_path(l, ol_arena_printf(
+			&l->arena, "%s.img", ol_group_stem(l, g))));
+		if (!g->image_path)
+			return OL_E_NOMEM;
+		if (ol_triple_is_cpu(g->triple))
+			rc = plan_cpu(l, g);
+		else
+			rc = ol_plan_gpu(l, g);
+		if (rc == OL_E_UNSUPPORTED)
+			continue; /* reported; the others are still planned */
+		if (rc)
+			return rc;
+	}
+	return l->nerrors ? OL_E_REPORTED : OL_OK;
+}
+
+/* Each image goes to its own file once: the device linkers read files. */
+static enum ol_err write_inputs(struct ol_link *l, struct ol_group *g)
+{
+	for (size_t i = 0; i < g->nimages; i++) {
+		const struct ob_entry *e = g->images[i]->entry;
+		struct ol_diag d;
+
+		ol_diag_clear(&d);
+		if (ol_write_file_atomic(ol_group_input_path(l, g, i), e->image,
+					 (size_t)e->image_size, &d)) {
+			ol_link_error(l, &d);
+			return d.code;
+		}
+	}
+	return OL_OK;
+}
+
+enum ol_err ol_run_device_links(struct ol_link *l)
+{
+	struct ol_job *jobs = calloc(l->ngroups ? l->ngroups : 1, sizeof(*jobs));
+	enum ol_err rc = OL_OK;
+
+	if (!jobs)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < l->ngroups; i++) {
+		if (!l->opt.dry_run && write_inputs(l, &l->groups[i])) {
+			free(jobs);
+			return OL_E_IO;
+		}
+		jobs[i].steps = l->groups[i].steps;
+		jobs[i].nsteps = l->groups[i].nsteps;
+	}
+	if (ol_pool_run(jobs, l->ngroups, l->opt.jobs, &l->run)) {
+		for (size_t i = 0; i < l->ngroups; i++)
+			if (jobs[i].failed)
+				ol_link_error(l, &jobs[i].diag);
+		rc = OL_E_TOOL_FAILED;
+	}
+	free(jobs);
+	return rc;
+}

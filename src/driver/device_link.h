@@ -1,0 +1,32 @@
+/* Helpers shared by the CPU and GPU device-link planners. */
+#ifndef OFFLINK_DRIVER_DEVICE_LINK_H
+#define OFFLINK_DRIVER_DEVICE_LINK_H
+
+#include "driver/phases.h"
+
+/* True for triples whose "device" is a CPU linked as a shared object. */
+bool ol_triple_is_cpu(const char *triple);
+/* The argument of a --device-linker/--device-compiler value for triple:
+ * the value itself when unscoped, the part after "<triple>=" when scoped
+ * to this triple, NULL when scoped to another. */
+const char *ol_scoped_arg(const char *spec, const char *triple);
+/* "openmp", "cuda", "hip", ... */
+const char *ol_kind_name(enum ob_offload_kind k);
+/* "openmp nvptx64-nvidia-cuda sm_90": the group in messages. */
+char *ol_group_label(struct ol_link *l, const struct ol_group *g);
+/* "openmp.nvptx64-nvidia-cuda.sm_90": the group in file names. */
+char *ol_group_stem(struct ol_link *l, const struct ol_group *g);
+/* Where image i of g is written for the device linker. */
+char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, size_t i);
+/* Append a command running program to g's chain; what names the step. */
+struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
+				 const char *program, const char *what);
+/* --device-linker and (when the link goes through a compiler driver)
+ * --device-compiler arguments that apply to triple. */
+void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
+		      bool linker_via_driver);
+/* Plan the link of a GPU group (device_link_gpu.c); OL_E_UNSUPPORTED
+ * (already reported) for targets offlink cannot link. */
+enum ol_err ol_plan_gpu(struct ol_link *l, struct ol_group *g);
+
+#endif

@@ -1,0 +1,133 @@
+/* group_images: one device link per (offload kind, triple, target ID).
+ *
+ * Each distinct target makes a group; an image joins every group of its
+ * kind and triple that its code can serve (gfx90a code, "xnack any", also
+ * serves a gfx90a:xnack+ group); a group whose target is served by a more
+ * specific group's target is dropped, since that group holds all its
+ * images and more.  Kind-less images (from --bitcode-library or a
+ * packager run without kind=) join every compatible group.  Groups are
+ * sorted by kind, then triple, then arch, each key compared on its own
+ * (LLVM's single comparator is not a strict weak order). */
+#include "driver/phases.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/target_id.h"
+
+static bool parse_tid(const char *arch, struct ol_target_id *t)
+{
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	return ol_target_id_parse(arch, t, &d) == OL_OK;
+}
+
+/* Code built for arch `code` can go into a link for `target`. */
+static bool serves(const char *code, const char *target)
+{
+	struct ol_target_id c, t;
+
+	if (strcmp(code, target) == 0)
+		return true;
+	return parse_tid(code, &c) && parse_tid(target, &t) &&
+	       ol_target_id_serves(&c, &t);
+}
+
+static struct ol_group *find_group(struct ol_link *l, enum ob_offload_kind kind,
+				   const char *triple, const char *arch)
+{
+	for (size_t i = 0; i < l->ngroups; i++) {
+		struct ol_group *g = &l->groups[i];
+
+		if (g->kind == kind && strcmp(g->triple, triple) == 0 &&
+		    strcmp(g->arch, arch) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+static int cmp_groups(const void *pa, const void *pb)
+{
+	const struct ol_group *a = pa, *b = pb;
+	int c;
+
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if ((c = strcmp(a->triple, b->triple)) != 0)
+		return c;
+	return strcmp(a->arch, b->arch);
+}
+
+/* A group is redundant if another of its kind and triple has a target its
+ * own target's code can serve and is not the same target. */
+static bool redundant(const struct ol_link *l, const struct ol_group *g)
+{
+	for (size_t i = 0; i < l->ngroups; i++) {
+		const struct ol_group *h = &l->groups[i];
+
+		if (h != g && h->kind == g->kind && strcmp(h->triple, g->triple) == 0 &&
+		    strcmp(h->arch, g->arch) != 0 && serves(g->arch, h->arch))
+			return true;
+	}
+	return false;
+}
+
+static enum ol_err fill_group(struct ol_link *l, struct ol_group *g)
+{
+	g->images = ol_arena_array(&l->arena, l->nimages ? l->nimages : 1,
+				   sizeof(*g->images));
+	if (!g->images)
+		return OL_E_NOMEM;
+	g->all_bitcode = true;
+	for (size_t i = 0; i < l->nimages; i++) {
+		struct ol_image *img = &l->images[i];
+
+		if (!img->taken || strcmp(img->triple, g->triple) != 0 ||
+		    (img->kind != g->kind && img->kind != OB_OFK_NONE) ||
+		    !serves(img->arch, g->arch))
+			continue;
+		g->images[g->nimages++] = img;
+		if (img->entry->image_kind == OB_IMG_BITCODE)
+			g->any_bitcode = true;
+		else
+			g->all_bitcode = false;
+	}
+	return OL_OK;
+}
+
+enum ol_err ol_group_images(struct ol_link *l)
+{
+	size_t kept = 0;
+
+	l->groups = calloc(l->nimages ? l->nimages : 1, sizeof(*l->groups));
+	if (!l->groups)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < l->nimages; i++) {
+		struct ol_image *img = &l->images[i];
+
+		if (!img->taken || img->kind == OB_OFK_NONE ||
+		    find_group(l, img->kind, img->triple, img->arch))
+			continue;
+		l->groups[l->ngroups++] = (struct ol_group){
+			.kind = img->kind, .triple = img->triple, .arch = img->arch,
+		};
+	}
+	/* Decide every group against the full set before compacting. */
+	for (size_t i = 0; i < l->ngroups; i++)
+		l->groups[i].relinked = redundant(l, &l->groups[i]);
+	for (size_t i = 0; i < l->ngroups; i++)
+		if (!l->groups[i].relinked)
+			l->groups[kept++] = l->groups[i];
+	l->ngroups = kept;
+	qsort(l->groups, l->ngroups, sizeof(*l->groups), cmp_groups);
+	for (size_t i = 0; i < l->ngroups; i++)
+		if (fill_group(l, &l->groups[i]))
+			return OL_E_NOMEM;
+	for (size_t i = 0; i < l->nimages; i++)
+		if (l->images[i].taken && l->images[i].kind == OB_OFK_NONE &&
+		    !l->ngroups)
+			ol_link_warnf(l, "%s: device image for %s without an offload kind is not linked",
+				      l->images[i].origin, l->images[i].triple);
+	return OL_OK;
+}

@@ -1,0 +1,59 @@
+/* run_host_linker: the original command line, in order, with the wrapper
+ * objects right after "-o <output>" (as LLVM places them: before crt1.o,
+ * inside a --start-group that holds -o) and the output written under a
+ * temporary name.  The linker's exit status is passed through. */
+#include "driver/phases.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
+				 const char *out_path)
+{
+	c->step = strdup("host link");
+	ol_strvec_push(&c->argv, l->opt.linker_path);
+	for (size_t i = 0; i < l->host_args.n; i++) {
+		const char *a = l->host_args.v[i];
+
+		if (i == l->wrappers_at)
+			for (size_t k = 0; k < l->nwrappers; k++)
+				ol_strvec_push(&c->argv, l->wrappers[k].object_path);
+		if ((long)i == l->output_arg)
+			ol_strvec_pushf(&c->argv, "%.*s%s", (int)l->output_prefix, a,
+					out_path);
+		else
+			ol_strvec_push(&c->argv, a);
+	}
+	if (l->wrappers_at >= l->host_args.n)
+		for (size_t k = 0; k < l->nwrappers; k++)
+			ol_strvec_push(&c->argv, l->wrappers[k].object_path);
+	return c->argv.err || !c->step ? OL_E_NOMEM : OL_OK;
+}
+
+enum ol_err ol_run_host_linker(struct ol_link *l)
+{
+	struct ol_cmd c = { 0 };
+	struct ol_diag d;
+	int status = 0;
+	enum ol_err rc;
+
+	ol_diag_clear(&d);
+	if (!l->opt.dry_run) {
+		if (ol_out_reserve(&l->out, l->output, &d)) {
+			ol_link_error(l, &d);
+			return d.code;
+		}
+		l->out_open = true;
+	}
+	rc = build_command(l, &c, l->opt.dry_run ? l->output : ol_out_path(&l->out));
+	if (!rc && ol_run(&c, &l->run, &status, &d)) {
+		rc = d.code;
+		/* The linker said what was wrong; name the step, keep its status. */
+		ol_link_error(l, &d);
+		if (WIFEXITED(status))
+			l->exit_status = WEXITSTATUS(status);
+	}
+	ol_cmd_free(&c);
+	return rc;
+}

@@ -1,0 +1,386 @@
+/* scan_inputs: find every file the host link reads (positional inputs and
+ * -l libraries, searched as GNU ld searches them), map it, and collect the
+ * device images it carries. */
+#include "driver/phases.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "extract/archive_reader.h"
+#include "extract/elf_file.h"
+#include "extract/offload_scan.h"
+#include "format/bitcode_symtab.h"
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* "<sysroot>/x" for "=x" or "$SYSROOTx" (GNU ld's spellings). */
+static const char *with_sysroot(struct ol_link *l, const char *dir)
+{
+	const char *root = l->sysroot ? l->sysroot : "";
+
+	if (dir[0] == '=')
+		return ol_arena_printf(&l->arena, "%s%s", root, dir + 1);
+	if (strncmp(dir, "$SYSROOT", 8) == 0)
+		return ol_arena_printf(&l->arena, "%s%s", root, dir + 8);
+	return dir;
+}
+
+/* Debian's multiarch directory for the host triple: x86_64-linux-gnu. */
+static const char *multiarch(struct ol_link *l)
+{
+	const char *t = l->opt.host_triple, *dash = strchr(t, '-');
+	int arch = dash ? (int)(dash - t) : (int)strlen(t);
+
+	return ol_arena_printf(&l->arena, "%.*s-linux-gnu", arch, t);
+}
+
+static const char *try_dir(struct ol_link *l, const char *dir, const char *name,
+			   bool static_only)
+{
+	const char *p;
+
+	if (name[0] == ':') {
+		p = ol_arena_printf(&l->arena, "%s/%s", dir, name + 1);
+		return is_file(p) ? p : NULL;
+	}
+	if (!static_only) {
+		p = ol_arena_printf(&l->arena, "%s/lib%s.so", dir, name);
+		if (is_file(p))
+			return p;
+	}
+	p = ol_arena_printf(&l->arena, "%s/lib%s.a", dir, name);
+	return is_file(p) ? p : NULL;
+}
+
+/* GNU ld's order: each -L directory in turn, .so before .a (only .a under
+ * -Bstatic); then the system directories the linker searches by default,
+ * which the clang driver usually also passes as -L. */
+static const char *find_library(struct ol_link *l, const char *name,
+				bool static_only)
+{
+	const char *defaults[] = { "/usr/local/lib", NULL, NULL, "/lib64",
+				   "/usr/lib64", "/lib", "/usr/lib" };
+	const char *found;
+
+	for (size_t i = 0; i < l->lib_dirs.n; i++)
+		if ((found = try_dir(l, with_sysroot(l, l->lib_dirs.v[i]), name,
+				     static_only)))
+			return found;
+	defaults[1] = ol_arena_printf(&l->arena, "/lib/%s", multiarch(l));
+	defaults[2] = ol_arena_printf(&l->arena, "/usr/lib/%s", multiarch(l));
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+		const char *dir = l->sysroot
+			? ol_arena_printf(&l->arena, "%s%s", l->sysroot, defaults[i])
+			: defaults[i];
+
+		if ((found = try_dir(l, dir, name, static_only)))
+			return found;
+	}
+	return NULL;
+}
+
+static enum ol_input_type classify(struct ol_link *l, struct ol_input *in,
+				   struct ol_diag *d)
+{
+	const uint8_t *p = in->map.data;
+	size_t n = in->map.len;
+
+	switch (ol_input_kind_of(p, n)) {
+	case OL_INPUT_OFFLOAD_BINARY:
+		return INPUT_OFFLOAD;
+	case OL_INPUT_ARCHIVE:
+		return INPUT_ARCHIVE;
+	case OL_INPUT_ELF:
+		if (n >= 18 && p[5] == 1 && (p[16] | p[17] << 8) == 1)
+			return INPUT_OBJECT;
+		if (n >= 18 && p[5] == 1 && (p[16] | p[17] << 8) == 3)
+			return INPUT_SHARED;
+		return INPUT_OTHER;
+	case OL_INPUT_BITCODE:
+		/* Host LTO objects: the host link reads them, offlink can
+		 * read their symbols but not embedded device code. */
+		if (memmem(p, n, ".llvm.offloading", 16)) {
+			ol_diag_set(d, OL_E_UNSUPPORTED, NULL,
+				    "LLVM bitcode with embedded offload code (host LTO) is not supported; "
+				    "compile the host side without -flto");
+			ol_diag_locate(d, in->path, NULL, 0);
+			ol_link_error(l, d);
+		}
+		return INPUT_OBJECT;
+	case OL_INPUT_OTHER:
+		break;
+	}
+	return INPUT_OTHER;
+}
+
+static void open_input(struct ol_link *l, struct ol_input *in)
+{
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	if (ol_map_file(in->path, &in->map, &d)) {
+		ol_link_error(l, &d);
+		in->type = INPUT_MISSING;
+		return;
+	}
+	in->type = classify(l, in, &d);
+}
+
+/* Positional files and libraries become inputs, in command-line order. */
+static enum ol_err resolve_items(struct ol_link *l)
+{
+	bool whole = false, bstatic = false;
+	int group = -1;
+
+	l->inputs = calloc(l->nitems ? l->nitems : 1, sizeof(*l->inputs));
+	if (!l->inputs)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < l->nitems; i++) {
+		const struct ol_item *it = &l->items[i];
+		struct ol_input *in;
+
+		switch (it->kind) {
+		case ITEM_WHOLE_ON: whole = true; continue;
+		case ITEM_WHOLE_OFF: whole = false; continue;
+		case ITEM_STATIC: bstatic = true; continue;
+		case ITEM_DYNAMIC: bstatic = false; continue;
+		case ITEM_GROUP_START: group = (int)i; continue;
+		case ITEM_GROUP_END: group = -1; continue;
+		case ITEM_FILE: case ITEM_LIBRARY: break;
+		default: continue;
+		}
+		in = &l->inputs[l->ninputs++];
+		in->item = it;
+		in->whole_archive = whole;
+		in->group = group;
+		in->path = it->kind == ITEM_FILE ? it->value
+						 : find_library(l, it->value, bstatic);
+		if (!in->path) {
+			ol_link_errorf(l, "unable to find library -l%s", it->value);
+			in->type = INPUT_MISSING;
+			continue;
+		}
+		open_input(l, in);
+	}
+	return OL_OK;
+}
+
+/* ---- device images ---- */
+
+static enum ol_err keep_binary(struct ol_link *l, struct ob_binary *b,
+			       struct ob_binary **kept)
+{
+	if (l->nbinaries == l->capbinaries) {
+		size_t cap = l->capbinaries ? 2 * l->capbinaries : 32;
+		struct ob_binary *n = realloc(l->binaries, cap * sizeof(*n));
+
+		if (!n)
+			return OL_E_NOMEM;
+		l->binaries = n;
+		l->capbinaries = cap;
+	}
+	*kept = &l->binaries[l->nbinaries++];
+	**kept = *b;
+	memset(b, 0, sizeof(*b));
+	return OL_OK;
+}
+
+static struct ol_image *new_image(struct ol_link *l)
+{
+	if (l->nimages == l->capimages) {
+		size_t cap = l->capimages ? 2 * l->capimages : 32;
+		struct ol_image *n = realloc(l->images, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		l->images = n;
+		l->capimages = cap;
+	}
+	memset(&l->images[l->nimages], 0, sizeof(l->images[0]));
+	return &l->images[l->nimages++];
+}
+
+struct scan_ctx {
+	struct ol_link *l;
+	struct ol_input *input;
+	struct ol_member *member;
+};
+
+static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
+			     struct ob_binary *b, struct ol_diag *d)
+{
+	struct scan_ctx *s = ctx;
+	struct ol_link *l = s->l;
+	struct ob_binary *kept;
+
+	if (keep_binary(l, b, &kept))
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	for (size_t i = 0; i < kept->nentries; i++) {
+		const struct ob_entry *e = &kept->entries[i];
+		struct ol_image *img;
+		const char *triple = ob_entry_get(e, "triple");
+		const char *arch = ob_entry_get(e, "arch");
+
+		if (e->flags & OB_FLAG_METADATA_ONLY)
+			continue;
+		if (!triple || !*triple) {
+			ol_diag_at(d, OL_E_BAD_FIELD, o->offset, "triple",
+				   "a device image without a target triple");
+			ol_diag_locate(d, o->file, o->member, 0);
+			return d->code;
+		}
+		img = new_image(l);
+		if (!img)
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		img->entry = e;
+		img->kind = e->offload_kind;
+		img->triple = triple;
+		img->arch = arch ? arch : "";
+		img->input = s->input;
+		img->member = s->member;
+		img->final = o->final;
+		img->origin = o->member
+			? ol_arena_printf(&l->arena, "%s(%s)", o->file, o->member)
+			: o->file;
+	}
+	return OL_OK;
+}
+
+struct section_ctx {
+	struct scan_ctx *scan;
+	const char *file, *member;
+};
+
+/* Offload sections, and which entry table the objects were built with. */
+static enum ol_err on_section(void *ctx, const struct ol_elf_section *s,
+			      struct ol_diag *d)
+{
+	struct section_ctx *c = ctx;
+	struct ol_link *l = c->scan->l;
+	struct ol_origin o = { c->file, c->member, s->name, s->shdr.sh_offset,
+			       (s->shdr.sh_flags & SHF_ALLOC) != 0 };
+
+	if (strcmp(s->name, "llvm_offload_entries") == 0)
+		l->new_entries = true;
+	if (!ol_elf_is_offload_section(s))
+		return OL_OK;
+	return ol_scan_binaries(&o, s->data, s->size, on_binary, c->scan, d);
+}
+
+static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
+		     const char *member, uint8_t *p, size_t n)
+{
+	struct section_ctx c = { sc, file, member };
+	struct ol_diag d;
+	struct ol_elf e;
+
+	ol_diag_clear(&d);
+	if (ol_elf_open(&e, p, n, &d) == OL_OK) {
+		ol_elf_for_each_section(&e, on_section, &c, &d);
+		ol_elf_close(&e);
+	}
+	if (d.code) {
+		ol_diag_locate(&d, file, member, 0);
+		ol_link_error(l, &d);
+	}
+}
+
+static enum ol_err add_member(void *ctx, const struct ol_ar_member *m,
+			      struct ol_diag *d)
+{
+	struct scan_ctx *sc = ctx;
+	struct ol_input *a = sc->input;
+	struct ol_member *mem = &a->members[a->nmembers++];
+	struct ol_link *l = sc->l;
+
+	(void)d;
+	mem->archive = a;
+	mem->name = ol_arena_strdup(&l->arena, m->name);
+	mem->data = m->data;
+	mem->size = m->size;
+	mem->header_offset = m->header_offset;
+	mem->first_image = l->nimages;
+	if (ol_is_elf(m->data, m->size)) {
+		sc->member = mem;
+		scan_elf(l, sc, a->path, mem->name, m->data, m->size);
+		sc->member = NULL;
+	}
+	mem->nimages = l->nimages - mem->first_image;
+	return OL_OK;
+}
+
+static enum ol_err count_member(void *ctx, const struct ol_ar_member *m,
+				struct ol_diag *d)
+{
+	(void)m;
+	(void)d;
+	++*(size_t *)ctx;
+	return OL_OK;
+}
+
+static void scan_archive(struct ol_link *l, struct ol_input *in)
+{
+	struct scan_ctx sc = { l, in, NULL };
+	size_t count = 0;
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	if (ol_archive_for_each(in->map.data, in->map.len, count_member, &count, &d) == OL_OK) {
+		in->members = ol_arena_array(&l->arena, count ? count : 1,
+					     sizeof(*in->members));
+		if (!in->members) {
+			ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+		} else {
+			ol_archive_for_each(in->map.data, in->map.len, add_member, &sc, &d);
+		}
+	}
+	if (d.code) {
+		ol_diag_locate(&d, in->path, NULL, 0);
+		ol_link_error(l, &d);
+	}
+}
+
+static void scan_one(struct ol_link *l, struct ol_input *in)
+{
+	struct scan_ctx sc = { l, in, NULL };
+	struct ol_origin raw = { in->path, NULL, NULL, 0, false };
+	struct ol_diag d;
+
+	in->first_image = l->nimages;
+	ol_diag_clear(&d);
+	switch (in->type) {
+	case INPUT_OBJECT:
+		if (ol_is_elf(in->map.data, in->map.len))
+			scan_elf(l, &sc, in->path, NULL, in->map.data, in->map.len);
+		break;
+	case INPUT_OFFLOAD:
+		if (ol_scan_binaries(&raw, in->map.data, in->map.len, on_binary, &sc, &d))
+			ol_link_error(l, &d);
+		break;
+	case INPUT_ARCHIVE:
+		scan_archive(l, in);
+		break;
+	default:
+		break;
+	}
+	in->nimages = l->nimages - in->first_image;
+}
+
+enum ol_err ol_scan_inputs(struct ol_link *l)
+{
+	if (resolve_items(l))
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < l->ninputs; i++)
+		if (l->inputs[i].type != INPUT_MISSING)
+			scan_one(l, &l->inputs[i]);
+	l->entries_section = l->new_entries ? "llvm_offload_entries"
+					    : "omp_offloading_entries";
+	return l->nerrors ? OL_E_REPORTED : OL_OK;
+}

@@ -1,0 +1,60 @@
+/* Reporting and naming helpers shared by the phases. */
+#include "driver/link.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void ol_link_error(struct ol_link *l, const struct ol_diag *d)
+{
+	char msg[2048];
+
+	ol_diag_format(d, msg, sizeof(msg));
+	fprintf(stderr, "offlink: error: %s\n", msg);
+	l->nerrors++;
+}
+
+void ol_link_errorf(struct ol_link *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("offlink: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	l->nerrors++;
+}
+
+void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)l;
+	fputs("offlink: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+char *ol_link_safe_name(struct ol_link *l, const char *text)
+{
+	char *s = ol_arena_strdup(&l->arena, text);
+
+	for (char *p = s; p && *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789._+-", *p))
+			*p = '_';
+	return s;
+}
+
+char *ol_link_temp_path(struct ol_link *l, const char *suffix)
+{
+	const char *slash = strrchr(l->output, '/');
+	const char *base = slash ? slash + 1 : l->output;
+
+	if (!l->tmpdir) /* --save-temps: beside the output, named after it */
+		return ol_arena_printf(&l->arena, "%s.%s", l->output, suffix);
+	return ol_arena_printf(&l->arena, "%s/%s.%s", l->tmpdir, base, suffix);
+}

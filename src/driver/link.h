@@ -1,0 +1,197 @@
+/* The state of one offlink run: the options, the inputs as the host link
+ * will see them, the device images found in them, the groups linked, and
+ * the files produced.  One struct ol_link is passed first to every phase
+ * (docs/design.md); nothing else is global but the temp registry. */
+#ifndef OFFLINK_DRIVER_LINK_H
+#define OFFLINK_DRIVER_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/arena.h"
+#include "common/diag.h"
+#include "common/strmap.h"
+#include "common/strvec.h"
+#include "format/offload_binary.h"
+#include "os/mapfile.h"
+#include "os/outfile.h"
+#include "os/spawn.h"
+
+/* What the command line asks the host link to read, in order. */
+enum ol_item_kind {
+	ITEM_FILE,          /* a positional input */
+	ITEM_LIBRARY,       /* -l<name> or -l:<file> */
+	ITEM_WHOLE_ON,      /* --whole-archive */
+	ITEM_WHOLE_OFF,     /* --no-whole-archive */
+	ITEM_GROUP_START,   /* --start-group, -( */
+	ITEM_GROUP_END,     /* --end-group, -) */
+	ITEM_STATIC,        /* -Bstatic and its synonyms */
+	ITEM_DYNAMIC,       /* -Bdynamic and its synonyms */
+	ITEM_UNDEFINED,     /* -u <symbol> */
+	ITEM_AS_NEEDED,     /* --as-needed (kept for CPU device links) */
+	ITEM_NO_AS_NEEDED,
+};
+
+struct ol_item {
+	enum ol_item_kind kind;
+	const char *value;  /* file, library name or symbol */
+	const char *spelled;/* the argument as given, for messages */
+};
+
+enum ol_input_type {
+	INPUT_MISSING,
+	INPUT_OBJECT,       /* ELF relocatable */
+	INPUT_ARCHIVE,
+	INPUT_SHARED,       /* ELF shared object: no device code to link */
+	INPUT_OFFLOAD,      /* a raw offload binary: device code only */
+	INPUT_OTHER,        /* linker scripts, executables, unknown */
+};
+
+struct ol_input;
+
+/* An archive member; its host symbols are read only when the simulated
+ * host link loads it. */
+struct ol_member {
+	struct ol_input *archive;
+	const char *name;
+	uint8_t *data;
+	size_t size;
+	uint64_t header_offset;
+	bool loaded;        /* the host link pulls it in */
+	size_t first_image, nimages; /* its device images in link->images */
+};
+
+/* A file the host link reads (a positional input or a found -l library). */
+struct ol_input {
+	const struct ol_item *item;
+	const char *path;
+	enum ol_input_type type;
+	struct ol_map map;
+	bool whole_archive; /* --whole-archive was on at its position */
+	int group;          /* index of its --start-group, or -1 */
+	bool loaded;        /* objects: always; archives: n/a */
+	struct ol_member *members;
+	size_t nmembers;
+	size_t first_image, nimages; /* device images of an object or raw file */
+};
+
+/* A device image found in an input. */
+struct ol_image {
+	const struct ob_entry *entry;
+	enum ob_offload_kind kind;
+	const char *triple;
+	const char *arch;
+	const char *origin;     /* "x.o", "lib.a(k.o)" */
+	struct ol_input *input;
+	struct ol_member *member; /* NULL unless from an archive */
+	bool final;             /* from an allocated section: already linked */
+	bool taken;             /* goes into a device link */
+	const char *why;        /* why it was taken, for --dry-run */
+	int symbols_state;      /* 0 unread, 1 read, -1 unknown */
+	struct ol_strvec defined, undefined; /* its global device symbols */
+};
+
+/* One device link: images of one offload kind for one (triple, arch). */
+struct ol_group {
+	enum ob_offload_kind kind;
+	const char *triple;
+	const char *arch;            /* "" for CPU targets */
+	struct ol_image **images;
+	size_t nimages;
+	bool any_bitcode, all_bitcode;
+	char *image_path;            /* the linked image */
+	struct ol_cmd *steps;        /* the commands that link it */
+	size_t nsteps;
+	bool relinked;               /* scratch: dropped as redundant while grouping */
+};
+
+/* One registration wrapper per offload kind. */
+struct ol_wrapper {
+	enum ob_offload_kind kind;
+	struct ol_group **groups;
+	size_t ngroups;
+	char *bundle_path;           /* CUDA fatbinary / HIP bundle, or NULL */
+	char *source_path;
+	char *object_path;
+	struct ol_cmd *steps;        /* bundling, then compiling */
+	size_t nsteps;
+};
+
+struct ol_options {
+	char *linker_path;
+	char *host_triple;
+	char *opt_level;        /* "0".."3", "s", "z" */
+	char *cuda_path;
+	char *time_trace;
+	bool dry_run, verbose, save_temps, embed_bitcode, print_wrapped;
+	bool relocatable, device_debug, compress, help, help_hidden, version;
+	bool whole_program, clang_backend;
+	int compression_level;  /* -1: default */
+	unsigned jobs;
+	struct ol_strvec mllvm, offload_opt, device_linker, device_compiler;
+	struct ol_strvec ptxas_args, bitcode_libraries, builtin_bitcode;
+	struct ol_strvec override_images, should_extract, ignored;
+};
+
+struct ol_link {
+	const char *argv0;
+	struct ol_options opt;
+	/* the host command line */
+	struct ol_strvec host_args;  /* forwarded, in order, unchanged */
+	long output_arg;             /* index in host_args of the output path token, -1 */
+	size_t output_prefix;        /* chars before the path in that token ("-o" joined) */
+	size_t wrappers_at;          /* where wrapper objects are inserted */
+	const char *output;          /* -o value, or "a.out" */
+	struct ol_item *items;
+	size_t nitems;
+	struct ol_strvec lib_dirs;   /* -L, in order */
+	struct ol_strvec rpaths;
+	char *sysroot;
+	/* run state */
+	struct ol_arena arena;
+	struct ol_run_opts run;
+	char *tmpdir;                /* private temp directory, NULL with --save-temps */
+	struct ol_input *inputs;
+	size_t ninputs;
+	struct ob_binary *binaries;  /* decoded, owned */
+	size_t nbinaries, capbinaries;
+	struct ol_image *images;
+	size_t nimages, capimages;
+	struct ol_strmap host_symbols;
+	struct ol_group *groups;
+	size_t ngroups;
+	struct ol_wrapper *wrappers;
+	size_t nwrappers;
+	char *clang;                 /* the clang used for device links and wrappers */
+	const char *entries_section; /* omp_offloading_entries or llvm_offload_entries */
+	bool new_entries;            /* inputs use LLVM >= 20's llvm_offload_entries */
+	struct ol_outfile out;       /* the output, under its temporary name */
+	bool out_open;
+	int exit_status;             /* the host linker's, passed through */
+	/* collected errors (phases report every problem, then stop) */
+	size_t nerrors;
+	struct timing {
+		const char *phase;
+		double start_us, dur_us;
+	} timings[16];
+	size_t ntimings;
+};
+
+/* Report an error now (prefixed "offlink: error: ") and count it. */
+void ol_link_error(struct ol_link *l, const struct ol_diag *d);
+/* printf-style error or warning without a diagnostic. */
+void ol_link_errorf(struct ol_link *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Path of a temporary (or --save-temps) file named after the output:
+ * "<tmpdir>/<output base>.<suffix>", or "<output>.<suffix>" when keeping
+ * temporaries. */
+char *ol_link_temp_path(struct ol_link *l, const char *suffix);
+
+/* A file-name-safe rendering of text (':' and other odd bytes become '_'). */
+char *ol_link_safe_name(struct ol_link *l, const char *text);
+
+#endif

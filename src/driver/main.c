@@ -1,0 +1,307 @@
+/* offlink: a drop-in for clang-linker-wrapper.
+ *
+ * The clang driver runs it as the last step of every offloading link with
+ * the whole host-linker command line.  main() is the list of phases; each
+ * is one function, and this file alone decides the exit status. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/json.h"
+#include "common/version.h"
+#include "driver/options.h"
+#include "driver/phases.h"
+#include "os/cleanup.h"
+#include "os/outfile.h"
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
+static const char help_text[] =
+	"OVERVIEW: offlink, the offloading link step: finds the device code clang\n"
+	"embeds in host objects and archives, links it per target, wraps it for the\n"
+	"runtime, and runs the host linker.  A drop-in for clang-linker-wrapper.\n"
+	"\n"
+	"USAGE: offlink [options] <host linker arguments>\n"
+	"\n"
+	"Every argument that is not an offlink option goes to the host linker,\n"
+	"unchanged and in order.\n"
+	"\n"
+	"OPTIONS:\n"
+	"  --linker-path=<path>     the host linker (required; clang passes it)\n"
+	"  --host-triple=<triple>   target of the registration code (default " OFFLINK_DEFAULT_HOST_TRIPLE ")\n"
+	"  --opt-level=O<n>         optimisation of device links (O0-O3, Os, Oz; default O2)\n"
+	"  --wrapper-jobs=<n>       device links run in parallel (default: CPUs)\n"
+	"  --dry-run                print the plan and every command, run nothing\n"
+	"  --wrapper-verbose, -v    print the plan and each command as it runs\n"
+	"  --save-temps             keep intermediate files, named after the output\n"
+	"  --print-wrapped-module   print the generated registration source\n"
+	"  --device-linker=[<triple>=]<arg>    argument for device links\n"
+	"  --device-compiler=[<triple>=]<arg>  argument for device compilation\n"
+	"  --should-extract=<arch>[,...]       always link archive members for these archs\n"
+	"  --bitcode-library=<kind>-<triple>-<arch>=<file>  extra device bitcode\n"
+	"  --builtin-bitcode=<triple>=<file>   bitcode linked into each device module\n"
+	"  --override-image=<kind>=<file>      use <file> as the linked image\n"
+	"  --cuda-path=<dir>        CUDA toolkit (ptxas, nvlink, fatbinary)\n"
+	"  --embed-bitcode          embed linked bitcode instead of an object (JIT)\n"
+	"  --compress, --compression-level=<n>  compress HIP bundles\n"
+	"  --device-debug           device code with debug information\n"
+	"  --ptxas-arg=<arg>        argument for ptxas\n"
+	"  -mllvm <opt>, --offload-opt=<opt>   LLVM options for device code generation\n"
+	"  --wrapper-time-trace=<file>  write a Chrome trace of the phases\n"
+	"  --help, --version\n"
+	"\n"
+	"Exit status: the host linker's; 1 for an error of offlink's own; 2 for a\n"
+	"bad command line.  See offlink(1).\n";
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void set_defaults(struct ol_link *l, char *argv0)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	l->argv0 = argv0;
+	l->opt.jobs = cpus > 0 ? (unsigned)cpus : 1;
+	l->output_arg = -1;
+}
+
+static enum ol_err finish_options(struct ol_link *l)
+{
+	if (!l->opt.host_triple)
+		l->opt.host_triple = strdup(OFFLINK_DEFAULT_HOST_TRIPLE);
+	if (!l->opt.opt_level)
+		l->opt.opt_level = strdup("2");
+	l->run.verbose = l->opt.verbose;
+	l->run.dry_run = l->opt.dry_run;
+	for (size_t i = 0; i < l->opt.ignored.n; i++)
+		ol_link_warnf(l, "%s is internal to LLVM's tool; ignored", l->opt.ignored.v[i]);
+	return l->opt.host_triple && l->opt.opt_level ? OL_OK : OL_E_NOMEM;
+}
+
+/* All temporaries in one private directory, removed on every exit; with
+ * --save-temps they go beside the output instead and stay. */
+static enum ol_err make_temp_dir(struct ol_link *l)
+{
+	const char *base = getenv("TMPDIR");
+	char *dir = ol_arena_printf(&l->arena, "%s/offlink-XXXXXX",
+				    base && *base ? base : "/tmp");
+
+	if (l->opt.save_temps)
+		return OL_OK;
+	if (l->opt.dry_run) {
+		l->tmpdir = dir; /* printed as a template, never created */
+		return OL_OK;
+	}
+	if (!dir || !mkdtemp(dir)) {
+		ol_link_errorf(l, "cannot create a temporary directory in %s",
+			       base && *base ? base : "/tmp");
+		return OL_E_IO;
+	}
+	l->tmpdir = dir;
+	return ol_cleanup_add_dir(dir);
+}
+
+#define PHASE(l, fn)                                                       \
+	do {                                                               \
+		double t0_ = now_us();                                     \
+		enum ol_err rc_ = fn(l);                                   \
+		if ((l)->ntimings < sizeof((l)->timings) / sizeof((l)->timings[0])) \
+			(l)->timings[(l)->ntimings++] =                    \
+				(struct timing){ #fn, t0_, now_us() - t0_ }; \
+		if (rc_)                                                   \
+			return rc_;                                        \
+	} while (0)
+
+static enum ol_err show_plan(struct ol_link *l)
+{
+	if (l->opt.dry_run || l->opt.verbose)
+		ol_print_plan(l);
+	return OL_OK;
+}
+
+static enum ol_err commit_output(struct ol_link *l)
+{
+	struct ol_diag d;
+
+	if (!l->out_open)
+		return OL_OK;
+	ol_diag_clear(&d);
+	l->out_open = false;
+	if (ol_out_commit(&l->out, false, &d)) {
+		ol_link_error(l, &d);
+		return d.code;
+	}
+	return OL_OK;
+}
+
+/* The link, phase by phase. */
+static enum ol_err link_program(struct ol_link *l)
+{
+	PHASE(l, make_temp_dir);
+	/* find the device code in every input and -l library */
+	PHASE(l, ol_scan_inputs);
+	/* take archive members' device code when the host link uses them */
+	PHASE(l, ol_select_archive_members);
+	/* one device link per (kind, triple, arch) */
+	PHASE(l, ol_group_images);
+	PHASE(l, ol_find_tools);
+	PHASE(l, ol_plan_device_links);
+	PHASE(l, ol_plan_wrappers);
+	PHASE(l, show_plan);
+	/* link each group's images, in parallel */
+	PHASE(l, ol_run_device_links);
+	/* fatbinary/bundle, generate and compile the registration code */
+	PHASE(l, ol_build_wrappers);
+	/* the host link, with the registration objects after -o */
+	PHASE(l, ol_run_host_linker);
+	/* -r: private entries section, device code dropped */
+	PHASE(l, ol_finish_relocatable);
+	PHASE(l, commit_output);
+	return OL_OK;
+}
+
+static void write_time_trace(struct ol_link *l)
+{
+	FILE *f;
+	double origin = l->ntimings ? l->timings[0].start_us : 0;
+
+	if (!l->opt.time_trace || !(f = fopen(l->opt.time_trace, "w")))
+		return;
+	fputs("{\"traceEvents\":[\n", f);
+	for (size_t i = 0; i < l->ntimings; i++) {
+		fputs("{\"name\":", f);
+		ol_json_string(f, l->timings[i].phase);
+		fprintf(f, ",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%.0f,\"dur\":%.0f}%s\n",
+			l->timings[i].start_us - origin, l->timings[i].dur_us,
+			i + 1 < l->ntimings ? "," : "");
+	}
+	fputs("]}\n", f);
+	fclose(f);
+}
+
+static void free_cmds(struct ol_cmd *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ol_cmd_free(&c[i]);
+	free(c);
+}
+
+static void link_free(struct ol_link *l)
+{
+	struct ol_options *o = &l->opt;
+	struct ol_strvec *lists[] = { &o->mllvm, &o->offload_opt, &o->device_linker,
+				      &o->device_compiler, &o->ptxas_args,
+				      &o->bitcode_libraries, &o->builtin_bitcode,
+				      &o->override_images, &o->should_extract,
+				      &o->ignored, &l->host_args, &l->lib_dirs, &l->rpaths };
+
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
+		ol_strvec_free(lists[i]);
+	for (size_t i = 0; i < l->ngroups; i++) {
+		free_cmds(l->groups[i].steps, l->groups[i].nsteps);
+		free(l->groups[i].image_path);
+	}
+	for (size_t i = 0; i < l->nwrappers; i++) {
+		free_cmds(l->wrappers[i].steps, l->wrappers[i].nsteps);
+		free(l->wrappers[i].source_path);
+		free(l->wrappers[i].object_path);
+		free(l->wrappers[i].bundle_path);
+	}
+	for (size_t i = 0; i < l->nimages; i++) {
+		ol_strvec_free(&l->images[i].defined);
+		ol_strvec_free(&l->images[i].undefined);
+	}
+	for (size_t i = 0; i < l->nbinaries; i++)
+		ob_binary_free(&l->binaries[i]);
+	for (size_t i = 0; i < l->ninputs; i++)
+		ol_unmap(&l->inputs[i].map);
+	if (l->out_open)
+		ol_out_abort(&l->out);
+	free(l->wrappers);
+	free(l->groups);
+	free(l->images);
+	free(l->binaries);
+	free(l->inputs);
+	free(l->items);
+	free(l->clang);
+	free(o->linker_path);
+	free(o->host_triple);
+	free(o->opt_level);
+	free(o->cuda_path);
+	free(o->time_trace);
+	free(l->sysroot);
+	ol_strmap_free(&l->host_symbols);
+	ol_arena_free(&l->arena);
+}
+
+static void print_version(void)
+{
+	printf("offlink %s (clang-linker-wrapper compatible, LLVM %s formats)\n",
+	       OFFLINK_VERSION, OFFLINK_LLVM_COMPAT);
+	fflush(stdout);
+}
+
+/* The one place that turns the outcome into an exit status. */
+static int exit_status(const struct ol_link *l, enum ol_err rc)
+{
+	if (rc == OL_OK)
+		return EXIT_OK;
+	if (rc == OL_E_USAGE)
+		return EXIT_USAGE;
+	if (l->exit_status) /* the host linker's own failure status */
+		return l->exit_status;
+	return EXIT_ERROR;
+}
+
+static int run(struct ol_link *l, int argc, char **argv)
+{
+	struct ol_diag d;
+	enum ol_err rc;
+
+	ol_diag_clear(&d);
+	set_defaults(l, argv[0]);
+	if (ol_parse_command_line(l, argc, argv, &d)) {
+		ol_link_error(l, &d);
+		if (d.code == OL_E_USAGE)
+			fprintf(stderr, "Try 'offlink --help' for more information.\n");
+		return exit_status(l, d.code);
+	}
+	if (l->opt.help) {
+		fputs(help_text, stdout);
+		return EXIT_OK;
+	}
+	if (l->opt.version)
+		print_version();
+	if (l->opt.version && (!l->opt.verbose || l->nitems == 0))
+		return EXIT_OK; /* --version, or -v alone: LLVM's behaviour */
+	if (!l->opt.linker_path) {
+		ol_link_errorf(l, "no host linker: pass --linker-path=<linker> "
+				  "(the clang driver always does)");
+		return EXIT_USAGE;
+	}
+	rc = finish_options(l);
+	if (!rc)
+		rc = link_program(l);
+	write_time_trace(l);
+	return exit_status(l, rc);
+}
+
+int main(int argc, char **argv)
+{
+	struct ol_link link;
+	int status;
+
+	memset(&link, 0, sizeof(link));
+	ol_cleanup_init();
+	status = run(&link, argc, argv);
+	link_free(&link);
+	ol_cleanup_run();
+	return status;
+}

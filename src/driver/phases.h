@@ -1,0 +1,31 @@
+/* The phases of a link, in the order main() runs them (main.c). */
+#ifndef OFFLINK_DRIVER_PHASES_H
+#define OFFLINK_DRIVER_PHASES_H
+
+#include "driver/link.h"
+
+/* Find the files the host link reads and the device images in them. */
+enum ol_err ol_scan_inputs(struct ol_link *l);
+/* Decide which archive members' device code is linked. */
+enum ol_err ol_select_archive_members(struct ol_link *l);
+/* One group per (offload kind, triple, target ID). */
+enum ol_err ol_group_images(struct ol_link *l);
+/* Locate clang and the other tools the groups need. */
+enum ol_err ol_find_tools(struct ol_link *l);
+/* The first of names found beside offlink, then on PATH ($env, when set
+ * and non-empty, wins); malloc'd, NULL if none. */
+char *ol_find_tool(struct ol_link *l, const char *env, const char *const *names);
+/* Build, then run in parallel, each group's device link. */
+enum ol_err ol_plan_device_links(struct ol_link *l);
+enum ol_err ol_run_device_links(struct ol_link *l);
+/* Bundle (CUDA fatbinary, HIP bundle), emit and compile the wrappers. */
+enum ol_err ol_plan_wrappers(struct ol_link *l);
+enum ol_err ol_build_wrappers(struct ol_link *l);
+/* Run the host linker with the wrapper objects; rename the output. */
+enum ol_err ol_run_host_linker(struct ol_link *l);
+/* -r: make the entries section private and drop the linked-in device code. */
+enum ol_err ol_finish_relocatable(struct ol_link *l);
+/* --dry-run / --wrapper-verbose: print the groups and their images. */
+void ol_print_plan(struct ol_link *l);
+
+#endif

@@ -1,0 +1,58 @@
+/* The plan printed by --dry-run and --wrapper-verbose: each device link
+ * with the images in it and why each was taken, and the archive members'
+ * images that were left out. */
+#include "driver/phases.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "driver/device_link.h"
+
+/* An image left out whose target is linked: worth showing; members of
+ * the device runtime for GPUs nobody targets are not. */
+static bool relevant(const struct ol_link *l, const struct ol_image *img)
+{
+	if (img->taken || img->final)
+		return false;
+	for (size_t i = 0; i < l->ngroups; i++)
+		if (l->groups[i].kind == img->kind &&
+		    strcmp(l->groups[i].triple, img->triple) == 0)
+			return true;
+	return false;
+}
+
+void ol_print_plan(struct ol_link *l)
+{
+	size_t skipped = 0;
+
+	fprintf(stderr, "offlink: plan for %s (host %s): %zu device link%s\n",
+		l->output, l->opt.host_triple, l->ngroups, l->ngroups == 1 ? "" : "s");
+	for (size_t i = 0; i < l->ngroups; i++) {
+		const struct ol_group *g = &l->groups[i];
+
+		fprintf(stderr, "offlink:   %s: %zu image%s -> %s\n",
+			ol_group_label(l, g), g->nimages, g->nimages == 1 ? "" : "s",
+			g->image_path ? g->image_path : "?");
+		for (size_t k = 0; k < g->nimages; k++) {
+			const struct ol_image *img = g->images[k];
+
+			fprintf(stderr, "offlink:     %-9s %9llu  %s  (%s)\n",
+				ob_image_kind_name(img->entry->image_kind),
+				(unsigned long long)img->entry->image_size,
+				img->origin, img->why);
+		}
+	}
+	for (size_t i = 0; i < l->nimages; i++)
+		skipped += relevant(l, &l->images[i]);
+	if (skipped)
+		fprintf(stderr, "offlink:   not linked (the host link does not pull these members in):\n");
+	for (size_t i = 0; i < l->nimages; i++) {
+		const struct ol_image *img = &l->images[i];
+
+		if (relevant(l, img))
+			fprintf(stderr, "offlink:     %s %s%s%s  %s\n",
+				ob_offload_kind_name(img->kind), img->triple,
+				img->arch[0] ? " " : "", img->arch, img->origin);
+	}
+	fflush(stderr);
+}

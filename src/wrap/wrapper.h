@@ -1,0 +1,53 @@
+/* Generating the registration source that makes linked device images known
+ * to the runtime, as C text.  Images are embedded by reference: the bytes
+ * before an image (an offload binary header, or nothing) are written out,
+ * the image itself is pulled in with .incbin, so a megabyte image costs a
+ * line of source and no copy. */
+#ifndef OFFLINK_WRAP_WRAPPER_H
+#define OFFLINK_WRAP_WRAPPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+
+struct wrap_image {
+	const char *triple;
+	const char *arch;
+	const char *path;       /* the linked image, read by .incbin */
+	uint64_t size;          /* its size in bytes */
+	uint16_t image_kind;    /* OB_IMG_OBJECT, or OB_IMG_BITCODE (JIT) */
+	const char *origins;    /* where its code came from, for the comment */
+};
+
+struct wrap_openmp {
+	const char *output;           /* the program being linked */
+	const struct wrap_image *images;
+	size_t nimages;
+	const char *entries_section;  /* omp_offloading_entries (LLVM <= 19)
+				       * or llvm_offload_entries (newer) */
+	bool relocatable;             /* -r: images in .llvm.offloading.relocatable */
+};
+
+/* The OpenMP registration: __tgt_device_image array, __tgt_bin_desc, and
+ * a priority-101 constructor calling __tgt_register_lib, which registers
+ * __tgt_unregister_lib with atexit. */
+enum ol_err wrap_openmp_source(const struct wrap_openmp *w, struct ol_buf *out,
+			       struct ol_diag *d);
+
+/* ---- shared by the generators ---- */
+
+/* Append an asm block that defines the local symbol `sym` in `section`
+ * (section flags/type text as in a .section directive), `align`-aligned,
+ * holding prefix, then the file at path, then pad zero bytes. */
+enum ol_err wrap_emit_blob(struct ol_buf *out, const char *sym,
+			   const char *section, unsigned align,
+			   const uint8_t *prefix, size_t nprefix,
+			   const char *path, uint64_t pad);
+
+/* Append s as the body of a C string literal (no quotes). */
+enum ol_err wrap_c_string(struct ol_buf *out, const char *s);
+
+#endif

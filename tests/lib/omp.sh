@@ -1,0 +1,45 @@
+# Helpers for OpenMP end-to-end tests (sourced after testlib.sh): build
+# with clang-19, link through offlink (clang-19 -B <build>/compat) and
+# through LLVM's own clang-linker-wrapper-19, run under libomptarget 19's
+# host device with offloading mandatory.
+need clang-19 clang++-19 clang-linker-wrapper-19
+[ -e /usr/lib/llvm-19/lib/libomptarget.so ] || need libomptarget-19-is-missing
+
+OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+
+# cc ARGS...: compile with clang-19 (C or C++ by extension).
+cc() { check "compile $*" clang-19 "${OMP[@]}" "$@"; }
+cxx() { check "compile $*" clang++-19 "${OMP[@]}" "$@"; }
+
+# link_ours OUT ARGS... / link_llvm OUT ARGS...: link with each wrapper.
+link_ours() {
+	local out=$1
+	shift
+	check "offlink link of $out" clang++-19 "${OMP[@]}" -B "$COMPAT" "$@" -o "$out"
+}
+link_llvm() {
+	local out=$1
+	shift
+	check "LLVM link of $out" clang++-19 "${OMP[@]}" "$@" -o "$out"
+}
+
+# run PROG: run with the target mandatory; output in PROG.out.
+run() {
+	LD_LIBRARY_PATH=/usr/lib/llvm-19/lib OMP_TARGET_OFFLOAD=MANDATORY "./$1" >"$1.out" 2>"$1.err" ||
+		fail "$1 exited with $?: $(head -c 500 "$1.err")"
+}
+
+# same_as_llvm NAME ARGS...: link both ways, run both, outputs must be
+# equal, and the target regions must have run off the host.
+same_as_llvm() {
+	local name=$1
+	shift
+	link_ours "$name" "$@"
+	link_llvm "$name.llvm" "$@"
+	run "$name"
+	run "$name.llvm"
+	diff -u "$name.llvm.out" "$name.out" || fail "$name: output differs from LLVM's link"
+	contains "$name.out" "initial=0"
+	grep -q "initial=1" "$name.out" && fail "$name: a target region ran on the host"
+	return 0
+}
