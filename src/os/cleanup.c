@@ -1,10 +1,13 @@
 #include "os/cleanup.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 struct tracked {
@@ -35,21 +38,55 @@ static void unblock(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
+/* Empty a (flat) directory with async-signal-safe calls only: openat,
+ * the getdents64 system call, unlinkat.  Subprocesses may have written
+ * files offlink never registered. */
+static void empty_dir_fast(const char *path)
+{
+	char buf[4096];
+	long n;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (int removed = 1; removed;) {
+		removed = 0;
+		lseek(fd, 0, SEEK_SET); /* reread: removal moves entries */
+		while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+			for (long off = 0; off < n;) {
+				struct dirent64 *e = (struct dirent64 *)(buf + off);
+
+				off += e->d_reclen;
+				if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+					continue;
+				if (unlinkat(fd, e->d_name, 0) == 0 ||
+				    unlinkat(fd, e->d_name, AT_REMOVEDIR) == 0)
+					removed = 1;
+			}
+		}
+	}
+	close(fd);
+}
+
 /* Async-signal-safe part: unlink/rmdir only, newest first. */
 static void remove_tracked_fast(void)
 {
 	for (size_t i = npaths; i-- > 0;) {
-		if (paths[i].dir)
+		if (paths[i].dir) {
+			empty_dir_fast(paths[i].path);
 			rmdir(paths[i].path);
-		else
+		} else {
 			unlink(paths[i].path);
+		}
 	}
 }
 
 static void on_signal(int sig)
 {
+	/* Each child leads its own process group (spawn.c), so this stops
+	 * the tools it started too, such as clang's own linker. */
 	for (size_t i = 0; i < nchildren; i++)
-		kill(children[i], SIGTERM);
+		kill(-children[i], SIGTERM);
 	remove_tracked_fast();
 	signal(sig, SIG_DFL);
 	raise(sig);

@@ -76,7 +76,17 @@ static enum ol_err spawn_with(const struct ol_cmd *c,
 			      posix_spawn_file_actions_t *fa, pid_t *pid,
 			      struct ol_diag *d)
 {
-	int rc = posix_spawnp(pid, c->argv.v[0], fa, NULL, c->argv.v, environ);
+	posix_spawnattr_t attr;
+	int rc;
+
+	/* A process group per child, so that stopping offlink stops the whole
+	 * tree a tool starts (os/cleanup.c). */
+	if (posix_spawnattr_init(&attr) != 0)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+	posix_spawnattr_setpgroup(&attr, 0);
+	rc = posix_spawnp(pid, c->argv.v[0], fa, &attr, c->argv.v, environ);
+	posix_spawnattr_destroy(&attr);
 
 	/* posix_spawn reports its failure in the return value, not errno. */
 	if (rc != 0)
