@@ -8,6 +8,17 @@
 #include <string.h>
 #include <sys/wait.h>
 
+/* Raw offload binaries are device code only, consumed here: the host
+ * linker could not read them (LLVM's tool passes them on and ld fails). */
+static bool consumed(const struct ol_link *l, size_t arg)
+{
+	for (size_t i = 0; i < l->ninputs; i++)
+		if (l->inputs[i].type == INPUT_OFFLOAD &&
+		    l->inputs[i].item->host_arg == (long)arg)
+			return true;
+	return false;
+}
+
 static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
 				 const char *out_path)
 {
@@ -19,6 +30,8 @@ static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
 		if (i == l->wrappers_at)
 			for (size_t k = 0; k < l->nwrappers; k++)
 				ol_strvec_push(&c->argv, l->wrappers[k].object_path);
+		if (consumed(l, i))
+			continue;
 		if ((long)i == l->output_arg)
 			ol_strvec_pushf(&c->argv, "%.*s%s", (int)l->output_prefix, a,
 					out_path);

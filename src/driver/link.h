@@ -37,6 +37,7 @@ struct ol_item {
 	enum ol_item_kind kind;
 	const char *value;  /* file, library name or symbol */
 	const char *spelled;/* the argument as given, for messages */
+	long host_arg;      /* ITEM_FILE: its index in host_args */
 };
 
 enum ol_input_type {

@@ -244,6 +244,7 @@ static enum ol_err add_item(struct parser *p, enum ol_item_kind kind,
 	l->items[p->nitems].kind = kind;
 	l->items[p->nitems].value = value ? ol_arena_strdup(&l->arena, value) : NULL;
 	l->items[p->nitems].spelled = ol_arena_strdup(&l->arena, spelled);
+	l->items[p->nitems].host_arg = -1;
 	l->nitems = ++p->nitems;
 	return OL_OK;
 }
@@ -404,6 +405,7 @@ static enum ol_err parse_host_arg(struct parser *p)
 		return forward(p, a); /* unknown option: pass it on */
 	if (add_item(p, ITEM_FILE, a, a))
 		return p->d->code;
+	p->l->items[p->nitems - 1].host_arg = (long)p->l->host_args.n;
 	return forward(p, a);
 }
 
