@@ -1,0 +1,259 @@
+/* Unit tests of the driver's pure logic: command-line parsing (what is
+ * consumed, what reaches the host linker and in which order), target IDs
+ * and grouping, the string map, and the generated OpenMP source. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/strmap.h"
+#include "driver/device_link.h"
+#include "driver/options.h"
+#include "format/target_id.h"
+#include "wrap/wrapper.h"
+
+static void parse(struct ol_link *l, int argc, char **argv, enum ol_err want)
+{
+	struct ol_diag d;
+
+	memset(l, 0, sizeof(*l));
+	ol_diag_clear(&d);
+	assert_int_equal(ol_parse_command_line(l, argc, argv, &d), want);
+}
+
+static void joined(const struct ol_strvec *v, char *out, size_t len)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < v->n; i++)
+		n += (size_t)snprintf(out + n, len - n, "%s%s", i ? " " : "", v->v[i]);
+}
+
+static void free_link(struct ol_link *l)
+{
+	ol_strvec_free(&l->host_args);
+	ol_strvec_free(&l->lib_dirs);
+	ol_strvec_free(&l->rpaths);
+	ol_strvec_free(&l->opt.device_linker);
+	ol_strvec_free(&l->opt.mllvm);
+	free(l->opt.linker_path);
+	free(l->opt.opt_level);
+	free(l->items);
+	ol_arena_free(&l->arena);
+}
+
+static void wrapper_options_are_consumed_the_rest_kept_in_order(void **state)
+{
+	char *argv[] = { "offlink", "--linker-path=/usr/bin/ld", "--hash-style=gnu",
+			 "-m", "elf_x86_64", "-dynamic-linker", "/lib64/ld.so",
+			 "--wrapper-verbose", "-o", "prog", "crt1.o",
+			 "--device-linker=-defsym=a=b", "-zfoo", "-z", "now",
+			 "-mllvm", "-x", "a.o", "-L/l", "-lm", "-compress", "--",
+			 "--opt-level=O3", "--whatever=1=2" };
+	struct ol_link l;
+	char line[1024];
+
+	(void)state;
+	parse(&l, sizeof(argv) / sizeof(argv[0]), argv, OL_OK);
+	joined(&l.host_args, line, sizeof(line));
+	assert_string_equal(line, "--hash-style=gnu -m elf_x86_64 -dynamic-linker /lib64/ld.so "
+				  "-o prog crt1.o -zfoo -z now a.o -L/l -lm -- --whatever=1=2");
+	assert_string_equal(l.opt.linker_path, "/usr/bin/ld");
+	assert_true(l.opt.verbose);
+	assert_true(l.opt.compress);
+	assert_string_equal(l.opt.opt_level, "3");
+	assert_string_equal(l.opt.device_linker.v[0], "-defsym=a=b");
+	assert_string_equal(l.opt.mllvm.v[0], "-x");
+	assert_string_equal(l.output, "prog");
+	assert_int_equal(l.output_arg, 6);     /* "prog" */
+	assert_int_equal(l.wrappers_at, 7);    /* right after it */
+	/* Values of separate-argument options are not inputs. */
+	for (size_t i = 0; i < l.nitems; i++)
+		if (l.items[i].kind == ITEM_FILE)
+			assert_true(strcmp(l.items[i].value, "crt1.o") == 0 ||
+				    strcmp(l.items[i].value, "a.o") == 0);
+	free_link(&l);
+}
+
+static void output_spellings(void **state)
+{
+	char *a1[] = { "offlink", "-oprog1", "x.o" };
+	char *a2[] = { "offlink", "x.o", "--output=dir/prog2" };
+	char *a3[] = { "offlink", "x.o" };
+	struct ol_link l;
+
+	(void)state;
+	parse(&l, 3, a1, OL_OK);
+	assert_string_equal(l.output, "prog1");
+	assert_int_equal(l.output_prefix, 2);
+	free_link(&l);
+	parse(&l, 3, a2, OL_OK);
+	assert_string_equal(l.output, "dir/prog2");
+	assert_int_equal(l.output_prefix, strlen("--output="));
+	free_link(&l);
+	/* No -o: a.out, made explicit so it can go through a temporary. */
+	parse(&l, 2, a3, OL_OK);
+	assert_string_equal(l.output, "a.out");
+	assert_string_equal(l.host_args.v[0], "-o");
+	assert_string_equal(l.host_args.v[1], "a.out");
+	free_link(&l);
+}
+
+static void link_items_and_toggles(void **state)
+{
+	char *argv[] = { "offlink", "--start-group", "-lfoo", "-l", ":libbar.a",
+			 "--end-group", "-Bstatic", "--whole-archive", "k.a",
+			 "--no-whole-archive", "-u", "sym", "--undefined=sym2",
+			 "-undefined=sym3", "-rpath", "/r", "--sysroot=/s", "-r" };
+	static const enum ol_item_kind want[] = {
+		ITEM_GROUP_START, ITEM_LIBRARY, ITEM_LIBRARY, ITEM_GROUP_END,
+		ITEM_STATIC, ITEM_WHOLE_ON, ITEM_FILE, ITEM_WHOLE_OFF,
+		ITEM_UNDEFINED, ITEM_UNDEFINED, ITEM_UNDEFINED,
+	};
+	struct ol_link l;
+
+	(void)state;
+	parse(&l, sizeof(argv) / sizeof(argv[0]), argv, OL_OK);
+	assert_int_equal(l.nitems, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < l.nitems; i++)
+		assert_int_equal(l.items[i].kind, want[i]);
+	assert_string_equal(l.items[2].value, ":libbar.a");
+	assert_string_equal(l.items[10].value, "sym3");
+	assert_string_equal(l.rpaths.v[0], "/r");
+	assert_string_equal(l.sysroot, "/s");
+	assert_true(l.opt.relocatable);
+	free(l.sysroot);
+	free_link(&l);
+}
+
+static void bad_options_are_usage_errors(void **state)
+{
+	char *a1[] = { "offlink", "--wrapper-jobs=0" };
+	char *a2[] = { "offlink", "--opt-level=O9" };
+	char *a3[] = { "offlink", "-o" };
+	struct ol_link l;
+
+	(void)state;
+	parse(&l, 2, a1, OL_E_USAGE);
+	free_link(&l);
+	parse(&l, 2, a2, OL_E_USAGE);
+	free_link(&l);
+	parse(&l, 2, a3, OL_E_USAGE);
+	free_link(&l);
+}
+
+static void scoped_device_arguments(void **state)
+{
+	(void)state;
+	assert_string_equal(ol_scoped_arg("-lm", "x86_64-pc-linux-gnu"), "-lm");
+	assert_string_equal(ol_scoped_arg("--defsym=a=1", "x86_64-pc-linux-gnu"),
+			    "--defsym=a=1");
+	assert_string_equal(ol_scoped_arg("nvptx64-nvidia-cuda=--foo", "nvptx64-nvidia-cuda"),
+			    "--foo");
+	assert_null(ol_scoped_arg("nvptx64-nvidia-cuda=--foo", "x86_64-pc-linux-gnu"));
+	assert_true(ol_triple_is_cpu("x86_64-pc-linux-gnu"));
+	assert_true(ol_triple_is_cpu("aarch64-unknown-linux-gnu"));
+	assert_false(ol_triple_is_cpu("nvptx64-nvidia-cuda"));
+	assert_false(ol_triple_is_cpu("amdgcn-amd-amdhsa"));
+}
+
+static struct ol_target_id tid(const char *s)
+{
+	struct ol_target_id t;
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	assert_int_equal(ol_target_id_parse(s, &t, &d), OL_OK);
+	return t;
+}
+
+static void target_ids(void **state)
+{
+	struct ol_target_id any = tid("gfx90a"), on = tid("gfx90a:xnack+");
+	struct ol_target_id off = tid("gfx90a:xnack-"), both = tid("gfx90a:xnack+:sramecc-");
+	struct ol_target_id t;
+	struct ol_diag d;
+	char s[128];
+
+	(void)state;
+	assert_true(ol_target_id_serves(&any, &on));   /* "any" code runs with xnack on */
+	assert_false(ol_target_id_serves(&on, &any));  /* xnack+ code needs xnack on */
+	assert_false(ol_target_id_serves(&on, &off));
+	assert_true(ol_target_id_serves(&on, &both));
+	assert_false(ol_target_id_serves(&both, &on));
+	assert_false(ol_target_id_serves(&any, &(struct ol_target_id){ "gfx908", 0, {{ "", 0 }} }));
+	assert_true(ol_target_id_conflict(&any, &on));
+	assert_false(ol_target_id_conflict(&on, &off));
+	ol_target_id_format(&both, s, sizeof(s));
+	assert_string_equal(s, "gfx90a:sramecc-:xnack+");
+	ol_diag_clear(&d);
+	assert_int_equal(ol_target_id_parse("gfx90a:xnack", &t, &d), OL_E_BAD_TARGET);
+	assert_int_equal(ol_target_id_parse("gfx90a:xnack+:xnack-", &t, &d), OL_E_BAD_TARGET);
+	assert_int_equal(ol_target_id_parse("", &t, &d), OL_OK);
+}
+
+static void strmap_put_get_grow(void **state)
+{
+	struct ol_strmap m = { 0 };
+	char names[5000][12];
+
+	(void)state;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(names[i], sizeof(names[i]), "sym%d", i);
+		*ol_strmap_put(&m, names[i], strlen(names[i])) = (uintptr_t)i + 1;
+	}
+	assert_int_equal(m.n, 5000);
+	for (int i = 0; i < 5000; i++)
+		assert_int_equal(*ol_strmap_get(&m, names[i], strlen(names[i])), i + 1);
+	assert_null(ol_strmap_get(&m, "sym5000", 7));
+	assert_null(ol_strmap_get(&m, "sym1", 3)); /* a prefix is another key */
+	ol_strmap_free(&m);
+}
+
+static void openmp_source_has_the_tables(void **state)
+{
+	struct wrap_image imgs[] = {
+		{ "nvptx64-nvidia-cuda", "sm_90", "/tmp/a \"b\".img", 1000, 1, "x.o" },
+		{ "x86_64-pc-linux-gnu", "", "/tmp/c.img", 24, 1, "y.o, lib.a(z.o)" },
+	};
+	struct wrap_openmp w = { "prog", imgs, 2, "omp_offloading_entries", false };
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+	const char *s;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(wrap_openmp_source(&w, &out, &d), OL_OK);
+	s = (const char *)out.data;
+	assert_non_null(strstr(s, "__start_omp_offloading_entries[]"));
+	assert_non_null(strstr(s, ".pushsection .llvm.offloading,\\\"a\\\",%0x6fff4c0b"));
+	/* The path's quotes are escaped for the assembler, then for C. */
+	assert_non_null(strstr(s, ".incbin \\\"/tmp/a \\\\\\\"b\\\\\\\".img\\\""));
+	assert_non_null(strstr(s, "constructor(101)"));
+	assert_non_null(strstr(s, "__tgt_register_lib(&__offlink_omp_descriptor)"));
+	assert_non_null(strstr(s, "atexit(__offlink_omp_unregister)"));
+	assert_non_null(strstr(s, "\t2, __offlink_omp_images"));
+	assert_non_null(strstr(s, "from y.o, lib.a(z.o)"));
+	ol_buf_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(wrapper_options_are_consumed_the_rest_kept_in_order),
+		cmocka_unit_test(output_spellings),
+		cmocka_unit_test(link_items_and_toggles),
+		cmocka_unit_test(bad_options_are_usage_errors),
+		cmocka_unit_test(scoped_device_arguments),
+		cmocka_unit_test(target_ids),
+		cmocka_unit_test(strmap_put_get_grow),
+		cmocka_unit_test(openmp_source_has_the_tables),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
