@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build offlink and run every test, as CI does:
 #   1. gcc build with -Werror; all unit, CLI and end-to-end tests;
-#   2. ASan+UBSan build; unit and CLI tests under the sanitizers;
+#   2. ASan+UBSan build; every test again under the sanitizers;
 #   3. clang-19 build with -Werror of the libFuzzer targets; a short run of
 #      each on seeds generated here, plus the saved regression inputs.
 # Environment: JOBS (default: CPU count), FUZZ_SECONDS (default 30 per
@@ -26,9 +26,9 @@ phase "build (ASan+UBSan)"
 cmake -S . -B build-asan -DOFFLINK_SANITIZE=ON -DOFFLINK_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 
-phase "unit and CLI tests under ASan+UBSan"
+phase "all tests under ASan+UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	ctest --test-dir build-asan -j"$jobs" -L 'unit|cli' --output-on-failure
+	ctest --test-dir build-asan -j"$jobs" --output-on-failure
 
 phase "build (clang-19, -Werror, libFuzzer targets)"
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-19 -DOFFLINK_FUZZ=ON -DOFFLINK_TESTS=ON \
