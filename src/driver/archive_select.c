@@ -442,7 +442,8 @@ static void take_host_chosen(struct ol_link *l)
 			continue;
 		if (!img->member) {
 			img->taken = true;
-			img->why = "input";
+			if (!img->why)
+				img->why = "input";
 		} else if (img->member->loaded) {
 			img->taken = true;
 			img->why = img->member->archive->whole_archive

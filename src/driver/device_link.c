@@ -177,10 +177,41 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 			ol_strvec_push(&c->argv, a);
 }
 
+/* --embed-bitcode: the image is the group's bitcode merged by LTO (for
+ * runtimes that compile it just in time), not machine code. */
+static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
+{
+	struct ol_cmd *c;
+
+	if (!g->all_bitcode) {
+		ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode device images (-foffload-lto)",
+			       ol_group_label(l, g));
+		return OL_E_UNSUPPORTED;
+	}
+	c = ol_group_add_step(l, g, l->clang, "merge bitcode");
+	if (!c)
+		return OL_E_NOMEM;
+	ol_strvec_push(&c->argv, "--no-default-config");
+	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
+	ol_strvec_push(&c->argv, "-fuse-ld=lld");
+	ol_strvec_push(&c->argv, "-flto");
+	ol_strvec_push(&c->argv, "-nostdlib");
+	ol_strvec_push(&c->argv, "-shared");
+	ol_strvec_push(&c->argv, "-Wl,--lto-emit-llvm");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->image_path);
+	for (size_t i = 0; i < g->nimages; i++)
+		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	return c->argv.err;
+}
+
 static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 {
-	struct ol_cmd *c = ol_group_add_step(l, g, l->clang, NULL);
+	struct ol_cmd *c;
 
+	if (l->opt.embed_bitcode)
+		return plan_merged_bitcode(l, g);
+	c = ol_group_add_step(l, g, l->clang, NULL);
 	if (!c)
 		return OL_E_NOMEM;
 	ol_strvec_push(&c->argv, "--no-default-config");
@@ -216,6 +247,8 @@ enum ol_err ol_plan_device_links(struct ol_link *l)
 		struct ol_group *g = &l->groups[i];
 		enum ol_err rc;
 
+		if (g->image_path) /* --override-image: linked already */
+			continue;
 		g->image_path = strdup(ol_link_temp_path(l, ol_arena_printf(
 			&l->arena, "%s.img", ol_group_stem(l, g))));
 		if (!g->image_path)

@@ -96,9 +96,67 @@ static enum ol_err fill_group(struct ol_link *l, struct ol_group *g)
 	return OL_OK;
 }
 
+/* The ELF machine of a linked image, as a triple. */
+static const char *triple_of_elf(const uint8_t *p, size_t n)
+{
+	unsigned machine = n >= 20 ? (unsigned)(p[18] | p[19] << 8) : 0;
+
+	switch (machine) {
+	case 62: return "x86_64-pc-linux-gnu";         /* EM_X86_64 */
+	case 183: return "aarch64-unknown-linux-gnu";  /* EM_AARCH64 */
+	case 21: return "ppc64le-unknown-linux-gnu";   /* EM_PPC64 */
+	case 190: return "nvptx64-nvidia-cuda";        /* EM_CUDA */
+	case 224: return "amdgcn-amd-amdhsa";          /* EM_AMDGPU */
+	default: return NULL;
+	}
+}
+
+/* --override-image=<kind>=<file>: the file is the linked image of that
+ * kind; nothing was scanned and nothing is linked. */
+static enum ol_err override_groups(struct ol_link *l)
+{
+	size_t n = l->opt.override_images.n;
+
+	l->groups = calloc(n, sizeof(*l->groups));
+	if (!l->groups)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *spec = l->opt.override_images.v[i], *eq = strchr(spec, '=');
+		struct ol_group *g = &l->groups[l->ngroups];
+		struct ol_map m;
+		struct ol_diag d;
+
+		if (!eq) {
+			ol_link_errorf(l, "--override-image=%s: expected <kind>=<file>", spec);
+			continue;
+		}
+		ol_diag_clear(&d);
+		if (ol_map_file(eq + 1, &m, &d)) {
+			ol_link_error(l, &d);
+			continue;
+		}
+		g->triple = triple_of_elf(m.data, m.len);
+		ol_unmap(&m);
+		if (!g->triple) {
+			ol_link_errorf(l, "%s: not an ELF image of a known machine", eq + 1);
+			continue;
+		}
+		g->kind = ob_offload_kind_parse(ol_arena_strndup(&l->arena, spec,
+								 (size_t)(eq - spec)));
+		g->arch = "";
+		g->image_path = strdup(eq + 1);
+		g->images = NULL;
+		l->ngroups++;
+	}
+	return l->nerrors ? OL_E_REPORTED : OL_OK;
+}
+
 enum ol_err ol_group_images(struct ol_link *l)
 {
 	size_t kept = 0;
+
+	if (l->opt.override_images.n)
+		return override_groups(l);
 
 	l->groups = calloc(l->nimages ? l->nimages : 1, sizeof(*l->groups));
 	if (!l->groups)

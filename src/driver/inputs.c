@@ -139,7 +139,8 @@ static enum ol_err resolve_items(struct ol_link *l)
 	bool whole = false, bstatic = false;
 	int group = -1;
 
-	l->inputs = calloc(l->nitems ? l->nitems : 1, sizeof(*l->inputs));
+	l->inputs = calloc(l->nitems + l->opt.bitcode_libraries.n + 1,
+			   sizeof(*l->inputs));
 	if (!l->inputs)
 		return OL_E_NOMEM;
 	for (size_t i = 0; i < l->nitems; i++) {
@@ -373,10 +374,89 @@ static void scan_one(struct ol_link *l, struct ol_input *in)
 	in->nimages = l->nimages - in->first_image;
 }
 
+/* A device image not inside any container: a --bitcode-library file. */
+static struct ol_image *loose_image(struct ol_link *l, struct ol_input *in,
+				    enum ob_offload_kind kind)
+{
+	struct ob_entry *e = ol_arena_alloc(&l->arena, sizeof(*e));
+	struct ol_image *img;
+
+	if (!e || !(img = new_image(l)))
+		return NULL;
+	e->image = in->map.data;
+	e->image_size = in->map.len;
+	e->image_kind = (uint16_t)ob_image_kind_for_file(in->path, in->map.data,
+							 in->map.len);
+	e->offload_kind = kind;
+	e->offload_kind_raw = ob_offload_kind_to_raw(kind);
+	img->entry = e;
+	img->kind = kind;
+	img->input = in;
+	img->origin = in->path;
+	return img;
+}
+
+/* Split "<kind>-<triple>-<arch>=<file>" (arch may be empty). */
+static bool split_bitcode_spec(struct ol_link *l, const char *spec,
+			       const char **kind, const char **triple,
+			       const char **arch, const char **path)
+{
+	const char *eq = strchr(spec, '=');
+	char *target, *first, *last;
+
+	if (!eq)
+		return false;
+	target = ol_arena_strndup(&l->arena, spec, (size_t)(eq - spec));
+	first = target ? strchr(target, '-') : NULL;
+	last = target ? strrchr(target, '-') : NULL;
+	if (!first || first == last)
+		return false;
+	*first = *last = '\0';
+	*kind = target;
+	*triple = first + 1;
+	*arch = last + 1;
+	*path = eq + 1;
+	return true;
+}
+
+/* --bitcode-library=<kind>-<triple>-<arch>=<file>: device bitcode always
+ * linked into that target's group. */
+static void add_bitcode_libraries(struct ol_link *l)
+{
+	for (size_t i = 0; i < l->opt.bitcode_libraries.n; i++) {
+		const char *spec = l->opt.bitcode_libraries.v[i];
+		const char *kind, *triple, *arch, *path;
+		struct ol_input *in = &l->inputs[l->ninputs];
+		struct ol_image *img;
+
+		if (!split_bitcode_spec(l, spec, &kind, &triple, &arch, &path)) {
+			ol_link_errorf(l, "--bitcode-library=%s: expected <kind>-<triple>-<arch>=<file>", spec);
+			continue;
+		}
+		memset(in, 0, sizeof(*in));
+		in->path = path;
+		in->group = -1;
+		open_input(l, in);
+		if (in->type == INPUT_MISSING)
+			continue;
+		l->ninputs++;
+		img = loose_image(l, in, ob_offload_kind_parse(kind));
+		if (!img)
+			return;
+		img->triple = triple;
+		img->arch = arch;
+		img->why = "--bitcode-library";
+	}
+}
+
 enum ol_err ol_scan_inputs(struct ol_link *l)
 {
+	/* --override-image: the images are given, nothing is scanned. */
+	if (l->opt.override_images.n)
+		return OL_OK;
 	if (resolve_items(l))
 		return OL_E_NOMEM;
+	add_bitcode_libraries(l);
 	for (size_t i = 0; i < l->ninputs; i++)
 		if (l->inputs[i].type != INPUT_MISSING)
 			scan_one(l, &l->inputs[i]);
