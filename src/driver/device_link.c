@@ -219,6 +219,11 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	if (g->arch[0])
 		ol_strvec_pushf(&c->argv, "-march=%s", g->arch);
 	ol_strvec_pushf(&c->argv, "-O%s", l->opt.opt_level);
+	/* OpenMP device code calls the OpenMP runtime: link it whatever the
+	 * host line holds (a -r link has no -lomp, and `ld -r` could not take
+	 * it; LLVM 19's -r links of CPU targets fail for that reason). */
+	if (g->kind == OB_OFK_OPENMP)
+		ol_strvec_push(&c->argv, "-fopenmp");
 	if (g->any_bitcode) {
 		ol_strvec_push(&c->argv, "-flto");
 		ol_strvec_push(&c->argv, "-fuse-ld=lld");

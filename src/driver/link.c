@@ -51,10 +51,8 @@ char *ol_link_safe_name(struct ol_link *l, const char *text)
 
 char *ol_link_temp_path(struct ol_link *l, const char *suffix)
 {
-	const char *slash = strrchr(l->output, '/');
-	const char *base = slash ? slash + 1 : l->output;
-
-	if (!l->tmpdir) /* --save-temps: beside the output, named after it */
-		return ol_arena_printf(&l->arena, "%s.%s", l->output, suffix);
-	return ol_arena_printf(&l->arena, "%s/%s.%s", l->tmpdir, base, suffix);
+	/* Fixed names inside a per-link directory: nothing about the output
+	 * reaches the objects (the registration source's name ends up in an
+	 * STT_FILE symbol, which ld -r keeps). */
+	return ol_arena_printf(&l->arena, "%s/%s", l->tmpdir, suffix);
 }

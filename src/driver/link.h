@@ -152,7 +152,7 @@ struct ol_link {
 	/* run state */
 	struct ol_arena arena;
 	struct ol_run_opts run;
-	char *tmpdir;                /* private temp directory, NULL with --save-temps */
+	char *tmpdir;                /* private temp directory, or <output>.offlink-temps */
 	struct ol_input *inputs;
 	size_t ninputs;
 	struct ob_binary *binaries;  /* decoded, owned */
@@ -187,9 +187,9 @@ void ol_link_errorf(struct ol_link *l, const char *fmt, ...)
 void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Path of a temporary (or --save-temps) file named after the output:
- * "<tmpdir>/<output base>.<suffix>", or "<output>.<suffix>" when keeping
- * temporaries. */
+/* Path of an intermediate file: "<tmpdir>/<suffix>", where tmpdir is the
+ * private temporary directory, or "<output>.offlink-temps" under
+ * --save-temps. */
 char *ol_link_temp_path(struct ol_link *l, const char *suffix);
 
 /* A file-name-safe rendering of text (':' and other odd bytes become '_'). */

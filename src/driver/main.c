@@ -3,10 +3,12 @@
  * The clang driver runs it as the last step of every offloading link with
  * the whole host-linker command line.  main() is the list of phases; each
  * is one function, and this file alone decides the exit status. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/json.h"
@@ -85,16 +87,23 @@ static enum ol_err finish_options(struct ol_link *l)
 	return l->opt.host_triple && l->opt.opt_level ? OL_OK : OL_E_NOMEM;
 }
 
-/* All temporaries in one private directory, removed on every exit; with
- * --save-temps they go beside the output instead and stay. */
+/* All intermediate files in one directory: a private one, removed on
+ * every exit, or with --save-temps "<output>.offlink-temps" beside the
+ * output, kept. */
 static enum ol_err make_temp_dir(struct ol_link *l)
 {
 	const char *base = getenv("TMPDIR");
 	char *dir = ol_arena_printf(&l->arena, "%s/offlink-XXXXXX",
 				    base && *base ? base : "/tmp");
 
-	if (l->opt.save_temps)
+	if (l->opt.save_temps) {
+		l->tmpdir = ol_arena_printf(&l->arena, "%s.offlink-temps", l->output);
+		if (!l->opt.dry_run && mkdir(l->tmpdir, 0777) != 0 && errno != EEXIST) {
+			ol_link_errorf(l, "cannot create %s: %s", l->tmpdir, strerror(errno));
+			return OL_E_IO;
+		}
 		return OL_OK;
+	}
 	if (l->opt.dry_run) {
 		l->tmpdir = dir; /* printed as a template, never created */
 		return OL_OK;
