@@ -48,7 +48,7 @@ if command -v clang-19 >/dev/null; then
 	(cd "$seeds" && ar rcs lib.a host.o img.o)
 fi
 cp "$src"/tests/fuzz/regressions/* "$seeds/"
-for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab; do
+for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle; do
 	mkdir -p "build-fuzz/corpus-$f"
 	if ! build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -max_len=16384 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix=build-fuzz/ "build-fuzz/corpus-$f" "$seeds" \

@@ -107,8 +107,12 @@ void ol_diag_format(const struct ol_diag *d, char *out, size_t outlen)
 		PUT("offset 0x%" PRIx64 ": ", d->offset);
 	if (d->field)
 		PUT("field '%s': ", d->field);
-	PUT("%s", ol_strerror(d->code));
+	/* Without a location the detail says it all ("no compatible code
+	 * object found for ..."); the code's generic text would only repeat
+	 * it. */
+	if (!d->detail[0] || d->file[0] || d->has_offset || d->field)
+		PUT("%s%s", ol_strerror(d->code), d->detail[0] ? ": " : "");
 	if (d->detail[0])
-		PUT(": %s", d->detail);
+		PUT("%s", d->detail);
 #undef PUT
 }

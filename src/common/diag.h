@@ -52,7 +52,9 @@ void ol_diag_locate(struct ol_diag *d, const char *file, const char *member,
 void ol_diag_prefix(struct ol_diag *d, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Render the whole diagnostic as one line (no trailing newline). */
+/* Render the whole diagnostic as one line (no trailing newline): location,
+ * then the code's message, then the detail; a detail with no location
+ * stands alone. */
 void ol_diag_format(const struct ol_diag *d, char *out, size_t outlen);
 
 #endif

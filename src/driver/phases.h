@@ -12,9 +12,6 @@ enum ol_err ol_select_archive_members(struct ol_link *l);
 enum ol_err ol_group_images(struct ol_link *l);
 /* Locate clang and the other tools the groups need. */
 enum ol_err ol_find_tools(struct ol_link *l);
-/* The first of names found beside offlink, then on PATH ($env, when set
- * and non-empty, wins); malloc'd, NULL if none. */
-char *ol_find_tool(struct ol_link *l, const char *env, const char *const *names);
 /* Build, then run in parallel, each group's device link. */
 enum ol_err ol_plan_device_links(struct ol_link *l);
 enum ol_err ol_run_device_links(struct ol_link *l);

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/findprog.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
 
@@ -59,7 +60,7 @@ static char *find_objcopy(struct ol_link *l)
 	static const char *const names[] = { "llvm-objcopy-19", "llvm-objcopy",
 					     "objcopy", NULL };
 
-	return ol_find_tool(l, "OFFLINK_OBJCOPY", names);
+	return ol_find_tool(l->argv0, "OFFLINK_OBJCOPY", names);
 }
 
 static enum ol_err objcopy_command(struct ol_cmd *c, const char *tool, const char *suffix,

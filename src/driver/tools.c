@@ -1,8 +1,8 @@
 /* find_tools: the programs offlink runs.
  *
  * clang (device links of CPU and AMD GPU targets, bitcode, the wrapper
- * compile): $OFFLINK_CLANG, else "clang" beside offlink (as LLVM's tool
- * looks beside itself), else clang-19 then clang on PATH.  The other tools
+ * compile): $OFFLINK_CLANG, else clang-19 or clang beside offlink (as
+ * LLVM's tool looks beside itself), else clang-19 then clang on PATH.  The other tools
  * are found where each phase needs them (device_link_gpu.c, relocatable.c).
  * Under --dry-run a missing tool is printed by its bare name. */
 #include "driver/phases.h"
@@ -12,26 +12,6 @@
 
 #include "os/findprog.h"
 
-char *ol_find_tool(struct ol_link *l, const char *env, const char *const *names)
-{
-	const char *override = env ? getenv(env) : NULL;
-	char *invoked = NULL, *real = NULL, *found = NULL;
-
-	if (override && *override)
-		return ol_find_in_path(override);
-	ol_self_dirs(l->argv0, &invoked, &real);
-	for (const char *const *n = names; *n && !found; n++) {
-		found = ol_find_in_dir(invoked, *n);
-		if (!found)
-			found = ol_find_in_dir(real, *n);
-	}
-	free(invoked);
-	free(real);
-	for (const char *const *n = names; *n && !found; n++)
-		found = ol_find_in_path(*n);
-	return found;
-}
-
 enum ol_err ol_find_tools(struct ol_link *l)
 {
 	/* clang-19 first: a plain "clang" on PATH may be an older release that
@@ -40,7 +20,7 @@ enum ol_err ol_find_tools(struct ol_link *l)
 
 	if (l->ngroups == 0)
 		return OL_OK;
-	l->clang = ol_find_tool(l, "OFFLINK_CLANG", clangs);
+	l->clang = ol_find_tool(l->argv0, "OFFLINK_CLANG", clangs);
 	if (l->clang)
 		return OL_OK;
 	if (l->opt.dry_run) {

@@ -11,6 +11,7 @@
 #include "common/buf.h"
 #include "common/strvec.h"
 #include "extract/elf_file.h"
+#include "format/bitcode_symtab.h"
 #include "os/outfile.h"
 
 static enum ol_err write_fail(struct archive *a, const char *dest,
@@ -80,6 +81,23 @@ static enum ol_err armap_add(void *ctx, const struct ol_elf_symbol *s,
 	return OL_OK;
 }
 
+static enum ol_err armap_add_bitcode(void *ctx, const struct bc_symbol *s,
+				     struct ol_diag *d)
+{
+	struct armap *m = ctx;
+	struct ol_elf_symbol e = { 0 };
+	char name[4096];
+
+	if (s->undefined || !s->global || s->format_specific ||
+	    s->len >= sizeof(name))
+		return OL_OK;
+	memcpy(name, s->name, s->len);
+	name[s->len] = '\0';
+	e.name = name;
+	e.defined = true;
+	return armap_add(m, &e, d);
+}
+
 static enum ol_err collect_symbols(const struct ol_ar_out_member *m, size_t n,
 				   struct armap *map, struct ol_diag *d)
 {
@@ -87,6 +105,20 @@ static enum ol_err collect_symbols(const struct ol_ar_out_member *m, size_t n,
 		struct ol_elf e;
 		enum ol_err rc;
 
+		map->member = i;
+		if (bc_is_bitcode(m[i].data, m[i].size)) {
+			/* Bitcode members (device code for LTO) are indexed from
+			 * their symbol table, as llvm-ar does. */
+			rc = bc_for_each_symbol(m[i].data, m[i].size,
+						armap_add_bitcode, map, d);
+			if (rc == OL_E_UNSUPPORTED || rc == OL_E_BAD_BITCODE) {
+				ol_diag_clear(d); /* no table: no index entries */
+				rc = OL_OK;
+			}
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (!ol_is_elf(m[i].data, m[i].size))
 			continue;
 		/* libelf wants a writable pointer; it does not write to it. */
@@ -94,7 +126,6 @@ static enum ol_err collect_symbols(const struct ol_ar_out_member *m, size_t n,
 			ol_diag_locate(d, NULL, m[i].name, 0);
 			return d->code;
 		}
-		map->member = i;
 		rc = ol_elf_for_each_global(&e, false, armap_add, map, d);
 		ol_elf_close(&e);
 		if (rc) {
@@ -219,6 +250,8 @@ enum ol_err ol_archive_write(const char *dest,
 	struct archive *a;
 	enum ol_err rc;
 
+	if (n == 0) /* libarchive writes nothing at all for no entries */
+		return ol_write_file_atomic(dest, "!<arch>\n", 8, d);
 	if (ol_out_open(&o, dest, d))
 		return d->code;
 	a = archive_write_new();

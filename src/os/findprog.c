@@ -74,3 +74,23 @@ void ol_self_dirs(const char *argv0, char **invoked_dir, char **real_dir)
 		*real_dir = NULL;
 	}
 }
+
+char *ol_find_tool(const char *argv0, const char *env, const char *const *names)
+{
+	const char *override = env ? getenv(env) : NULL;
+	char *invoked = NULL, *real = NULL, *found = NULL;
+
+	if (override && *override)
+		return ol_find_in_path(override);
+	ol_self_dirs(argv0, &invoked, &real);
+	for (const char *const *n = names; *n && !found; n++) {
+		found = ol_find_in_dir(invoked, *n);
+		if (!found)
+			found = ol_find_in_dir(real, *n);
+	}
+	free(invoked);
+	free(real);
+	for (const char *const *n = names; *n && !found; n++)
+		found = ol_find_in_path(*n);
+	return found;
+}

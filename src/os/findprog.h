@@ -11,6 +11,10 @@ char *ol_find_in_path(const char *name);
 char *ol_find_in_dir(const char *dir, const char *name);
 /* True if path names an executable regular file. */
 bool ol_is_executable(const char *path);
+/* The first of names found beside the running program (argv0, as invoked
+ * and as installed), then on PATH; $env, when set and non-empty, wins.
+ * malloc'd, NULL if none. */
+char *ol_find_tool(const char *argv0, const char *env, const char *const *names);
 /* Directory holding the running executable as invoked (argv0 resolved
  * through PATH, symlinks kept) and as installed (symlinks resolved);
  * either may be NULL.  malloc'd. */

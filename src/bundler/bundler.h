@@ -1,0 +1,73 @@
+/* offlink-bundler's pieces (src/bundler/): the options, reading bundles
+ * from any input, host objects with bundle sections, archive unbundling. */
+#ifndef OFFLINK_BUNDLER_BUNDLER_H
+#define OFFLINK_BUNDLER_BUNDLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/diag.h"
+#include "common/strvec.h"
+#include "format/bundle.h"
+#include "format/bundle_id.h"
+#include "format/ccob.h"
+#include "os/mapfile.h"
+
+struct bundler {
+	const char *argv0;
+	char *type;
+	struct ol_strvec targets, inputs, outputs;
+	bool unbundle, list, allow_missing, check_archive, compress;
+	bool verbose, hip_openmp, print_only, help, version;
+	uint64_t align;
+	int level;              /* below -5: not given (zstd's 3 then) */
+	unsigned ccob_version;  /* written: 2 (LLVM 19) or 3 */
+	struct ol_bundle_id *ids; /* parsed -targets, in order */
+	size_t nids;
+};
+
+/* The bundles of one input: decompressed if it was a CCOB, read from the
+ * sections of a host object for -type=o, or decoded as a binary or text
+ * bundle.  An input without any bundle has n == 0 (not an error). */
+struct loaded {
+	struct ol_map map;          /* when read from a file (else unused) */
+	struct ol_buf inflated;     /* the decompressed bundle, if any */
+	const uint8_t *data;        /* the bundle bytes (map or inflated) */
+	size_t len;
+	bool object;                /* a host object with bundle sections */
+	struct ol_bundle bundle;
+	struct ol_bundle_id *ids;   /* parsed entry IDs */
+	char **section_names;       /* -type=o: the section of each entry */
+};
+
+/* From path, or from p[0..len) when p is not NULL (an archive member). */
+enum ol_err load_bundles(const struct bundler *b, const char *path,
+			 const uint8_t *p, size_t len, struct loaded *out,
+			 struct ol_diag *d);
+void loaded_free(struct loaded *l);
+
+/* True if p is an ELF relocatable object (the host of -type=o). */
+bool is_host_object(const uint8_t *p, size_t len);
+
+/* -type=o: add one section per target to the host object (through
+ * objcopy, as LLVM does); host's section holds one zero byte. */
+enum ol_err bundle_object(const struct bundler *b, const char *host_input,
+			  const char *const *files, const char *output,
+			  struct ol_diag *d);
+/* -type=o: the host object without its bundle sections. */
+enum ol_err strip_object(const struct bundler *b, const char *input,
+			 const struct loaded *l, const char *output,
+			 struct ol_diag *d);
+
+/* -unbundle -type=a. */
+enum ol_err unbundle_archive(const struct bundler *b, struct ol_diag *d);
+
+/* Print compression statistics as LLVM's -verbose does. */
+void print_compress_stats(const struct ol_ccob_info *i, int level, double secs);
+void print_decompress_stats(const struct ol_ccob_info *i, double secs);
+
+/* The objcopy offlink-bundler runs (LLVM runs llvm-objcopy). */
+char *find_objcopy(const struct bundler *b);
+
+#endif

@@ -1,0 +1,584 @@
+/* offlink-bundler: a drop-in for clang-offload-bundler (LLVM 19).
+ *
+ *   bundle:    -type=T -targets=A,B,... -input=a -input=b ... -output=o
+ *   unbundle:  -unbundle -type=T -targets=... -input=i -output=a -output=b ...
+ *   list:      -list -type=T -input=i
+ *   archives:  -unbundle -type=a -targets=... -input=lib.a -output=... */
+#include <errno.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bundler/bundler.h"
+#include "common/response_file.h"
+#include "common/version.h"
+#include "format/target_id.h"
+#include "os/cleanup.h"
+#include "os/outfile.h"
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
+static const char tool[] = "offlink-bundler";
+
+static const char usage_text[] =
+	"OVERVIEW: A tool to bundle several input files of the specified type <type>\n"
+	"referring to the same source file but different targets into a single\n"
+	"one, or to unbundle such a file (-unbundle); a drop-in for\n"
+	"clang-offload-bundler.\n"
+	"\n"
+	"USAGE: offlink-bundler [options]\n"
+	"\n"
+	"OPTIONS:\n"
+	"  -type=<t>                 i, ii, cui, hipi, d, ll, s (text); bc, o, gch, ast\n"
+	"                            (binary); a (archive of bundles, -unbundle only)\n"
+	"  -targets=<id>[,<id>...]   bundle entry IDs: <kind>-<triple>[-<target ID>]\n"
+	"  -input=<f>, -inputs=<f,...>    input files\n"
+	"  -output=<f>, -outputs=<f,...>  output files\n"
+	"  -unbundle                 split a bundle into one file per target\n"
+	"  -list                     print the IDs of a bundle's entries\n"
+	"  -allow-missing-bundles    write empty outputs for targets not in the input\n"
+	"  -bundle-align=<n>         alignment of entries in binary bundles (default 1)\n"
+	"  -check-input-archive      reject archive members with conflicting target IDs\n"
+	"  -hip-openmp-compatible    treat hip and openmp entries as compatible\n"
+	"  -compress                 compress the bundle (zstd; CCOB version 2)\n"
+	"  -compression-level=<n>    compression level (default 3)\n"
+	"  -verbose                  print compression statistics\n"
+	"  -###                      print the commands run (-type=o), run nothing\n"
+	"  --help, --version\n"
+	"\n"
+	"Options take one or two dashes, and '=' or a separate value.\n"
+	"Environment: OFFLOAD_BUNDLER_COMPRESS=1, OFFLOAD_BUNDLER_VERBOSE=1,\n"
+	"OFFLOAD_BUNDLER_COMPRESSION_LEVEL=<n>, COMPRESSED_BUNDLE_FORMAT_VERSION=2|3,\n"
+	"OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1 (ignore the others).\n"
+	"Exit status: 0 success, 1 error, 2 bad usage.\n";
+
+static int fail(const struct ol_diag *d)
+{
+	char msg[2048];
+
+	ol_diag_format(d, msg, sizeof(msg));
+	fprintf(stderr, "%s: error: %s\n", tool, msg);
+	return EXIT_ERROR;
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", tool);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+/* ---- options ---- */
+
+/* "-name", "--name", "-name=v", "--name=v", "-name v": *value is set when
+ * the option has one. */
+static int match(char **argv, size_t n, size_t *i, const char *name,
+		 bool takes_value, const char **value)
+{
+	const char *a = argv[*i];
+	size_t len = strlen(name);
+
+	if (a[0] != '-')
+		return 0;
+	a += a[1] == '-' ? 2 : 1;
+	if (strncmp(a, name, len) != 0)
+		return 0;
+	if (a[len] == '\0') {
+		if (!takes_value)
+			return 1;
+		if (*i + 1 >= n)
+			return -1;
+		*value = argv[++*i];
+		return 1;
+	}
+	if (takes_value && a[len] == '=') {
+		*value = a + len + 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Append each comma-separated item of list to v. */
+static int add_list(struct ol_strvec *v, const char *list)
+{
+	while (*list) {
+		size_t n = strcspn(list, ",");
+
+		if (n && ol_strvec_pushn(v, list, n))
+			return -1;
+		list += n + (list[n] == ',');
+	}
+	return 0;
+}
+
+static int parse_number(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+enum valued { V_TYPE, V_TARGETS, V_INPUTS, V_INPUT, V_OUTPUTS, V_OUTPUT,
+	      V_ALIGN, V_LEVEL };
+
+static int apply_value(struct bundler *b, enum valued id, const char *v)
+{
+	long num;
+
+	switch (id) {
+	case V_TYPE:
+		free(b->type);
+		b->type = strdup(v);
+		return b->type ? 0 : usage_error("out of memory");
+	case V_TARGETS: return add_list(&b->targets, v) ? usage_error("out of memory") : 0;
+	case V_INPUTS: return add_list(&b->inputs, v) ? usage_error("out of memory") : 0;
+	case V_INPUT: return ol_strvec_push(&b->inputs, v) ? usage_error("out of memory") : 0;
+	case V_OUTPUTS: return add_list(&b->outputs, v) ? usage_error("out of memory") : 0;
+	case V_OUTPUT: return ol_strvec_push(&b->outputs, v) ? usage_error("out of memory") : 0;
+	case V_ALIGN:
+		if (parse_number(v, 1, 1L << 30, &num) || (num & (num - 1)))
+			return usage_error("-bundle-align=%s: expected a power of two", v);
+		b->align = (uint64_t)num;
+		return 0;
+	case V_LEVEL:
+		if (parse_number(v, -5, 22, &num))
+			return usage_error("-compression-level=%s: expected an integer from -5 to 22", v);
+		b->level = (int)num;
+		return 0;
+	}
+	return 0;
+}
+
+static int parse_option(struct bundler *b, char **argv, size_t n, size_t *i)
+{
+	static const struct { const char *name; size_t off; } flags[] = {
+		{ "unbundle", offsetof(struct bundler, unbundle) },
+		{ "list", offsetof(struct bundler, list) },
+		{ "allow-missing-bundles", offsetof(struct bundler, allow_missing) },
+		{ "check-input-archive", offsetof(struct bundler, check_archive) },
+		{ "compress", offsetof(struct bundler, compress) },
+		{ "verbose", offsetof(struct bundler, verbose) },
+		{ "hip-openmp-compatible", offsetof(struct bundler, hip_openmp) },
+		{ "###", offsetof(struct bundler, print_only) },
+		{ "help", offsetof(struct bundler, help) },
+		{ "help-hidden", offsetof(struct bundler, help) },
+		{ "version", offsetof(struct bundler, version) },
+	};
+	static const struct { const char *name; enum valued id; } valued[] = {
+		{ "type", V_TYPE }, { "targets", V_TARGETS }, { "inputs", V_INPUTS },
+		{ "input", V_INPUT }, { "outputs", V_OUTPUTS }, { "output", V_OUTPUT },
+		{ "bundle-align", V_ALIGN }, { "compression-level", V_LEVEL },
+	};
+	const char *v = NULL;
+
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++)
+		if (match(argv, n, i, flags[k].name, false, &v) == 1) {
+			*(bool *)((char *)b + flags[k].off) = true;
+			return 0;
+		}
+	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
+		int m = match(argv, n, i, valued[k].name, true, &v);
+
+		if (m < 0)
+			return usage_error("missing value after %s", argv[*i]);
+		if (m > 0)
+			return apply_value(b, valued[k].id, v);
+	}
+	return usage_error("unknown option '%s'", argv[*i]);
+}
+
+/* OFFLOAD_BUNDLER_* as LLVM 19 reads them, unless told to ignore them. */
+static int read_environment(struct bundler *b)
+{
+	const char *ignore = getenv("OFFLOAD_BUNDLER_IGNORE_ENV_VAR");
+	const char *v;
+	long num;
+
+	if (ignore && strcmp(ignore, "1") == 0)
+		return 0;
+	if ((v = getenv("OFFLOAD_BUNDLER_COMPRESS")) && strcmp(v, "1") == 0)
+		b->compress = true;
+	if ((v = getenv("OFFLOAD_BUNDLER_VERBOSE")) && strcmp(v, "1") == 0)
+		b->verbose = true;
+	if ((v = getenv("OFFLOAD_BUNDLER_COMPRESSION_LEVEL")) && *v) {
+		if (parse_number(v, -5, 22, &num))
+			return usage_error("OFFLOAD_BUNDLER_COMPRESSION_LEVEL=%s: expected an integer", v);
+		if (b->level < -5)
+			b->level = (int)num;
+	}
+	if ((v = getenv("COMPRESSED_BUNDLE_FORMAT_VERSION")) && *v) {
+		if (strcmp(v, "2") && strcmp(v, "3"))
+			return usage_error("COMPRESSED_BUNDLE_FORMAT_VERSION=%s: expected 2 or 3", v);
+		b->ccob_version = (unsigned)(v[0] - '0');
+	}
+	return 0;
+}
+
+/* ---- checks shared by the modes (LLVM's messages) ---- */
+
+static int parse_targets(struct bundler *b)
+{
+	struct ol_diag d;
+
+	b->ids = calloc(b->targets.n ? b->targets.n : 1, sizeof(*b->ids));
+	if (!b->ids)
+		return usage_error("out of memory");
+	ol_diag_clear(&d);
+	for (size_t i = 0; i < b->targets.n; i++, b->nids++)
+		if (ol_bundle_id_parse(b->targets.v[i], strlen(b->targets.v[i]),
+				       &b->ids[i], &d))
+			return fail(&d);
+	for (size_t i = 0; i < b->nids; i++)
+		for (size_t k = 0; k < i; k++) {
+			struct ol_target_id a, t;
+
+			if (strcmp(b->ids[i].text, b->ids[k].text) == 0) {
+				fprintf(stderr, "%s: error: Duplicate targets are not allowed\n", tool);
+				return EXIT_ERROR;
+			}
+			if (strcmp(b->ids[i].kind, b->ids[k].kind) == 0 &&
+			    ol_target_id_parse(b->ids[i].target_id, &a, &d) == OL_OK &&
+			    ol_target_id_parse(b->ids[k].target_id, &t, &d) == OL_OK &&
+			    ol_target_id_conflict(&a, &t)) {
+				fprintf(stderr, "%s: error: Cannot bundle inputs with conflicting targets: '%s' and '%s'\n",
+					tool, b->ids[k].text, b->ids[i].text);
+				return EXIT_ERROR;
+			}
+		}
+	return 0;
+}
+
+static size_t count_hosts(const struct bundler *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nids; i++)
+		n += ol_bundle_id_is_host(&b->ids[i]);
+	return n;
+}
+
+static bool all_hip(const struct bundler *b)
+{
+	for (size_t i = 0; i < b->nids; i++)
+		if (strncmp(b->ids[i].kind, "hip", 3) != 0)
+			return false;
+	return true;
+}
+
+static int check_options(struct bundler *b)
+{
+	if (!b->type)
+		return usage_error("for the --type option: must be specified at least once!");
+	if (!ol_bundle_type_known(b->type))
+		return usage_error("'%s': invalid file type specified", b->type);
+	if (b->list && b->unbundle)
+		return usage_error("-unbundle and -list cannot be used together");
+	if (b->list) {
+		if (b->targets.n)
+			return usage_error("-targets option is invalid for -list");
+		if (b->outputs.n)
+			return usage_error("-outputs option is invalid for -list");
+		if (b->inputs.n != 1)
+			return usage_error("only one input file supported for -list");
+		return 0;
+	}
+	if (b->check_archive && !b->unbundle)
+		return usage_error("-check-input-archive cannot be used while bundling");
+	if (b->check_archive && strcmp(b->type, "a") != 0)
+		return usage_error("-check-input-archive can only be used for unbundling archives (-type=a)");
+	if (!b->targets.n)
+		return usage_error("for the --targets option: must be specified at least once!");
+	if (!b->outputs.n)
+		return usage_error("no output file specified!");
+	if (!b->inputs.n)
+		return usage_error("no input file specified!");
+	if (!b->unbundle && strcmp(b->type, "a") == 0)
+		return usage_error("Archive files are only supported for unbundling");
+	if (b->unbundle && b->inputs.n != 1)
+		return usage_error("only one input file supported in unbundling mode");
+	if (b->unbundle && b->outputs.n != b->targets.n)
+		return usage_error("number of output files and targets should match in unbundling mode");
+	if (!b->unbundle && b->outputs.n != 1)
+		return usage_error("only one output file supported in bundling mode");
+	if (!b->unbundle && b->inputs.n != b->targets.n)
+		return usage_error("number of input files and targets should match in bundling mode");
+	return 0;
+}
+
+/* ---- bundling ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static enum ol_err maybe_compress(const struct bundler *b, struct ol_buf *bundle,
+				  struct ol_diag *d)
+{
+	struct ol_buf z = { 0 };
+	struct ol_ccob_info info;
+	int level = b->level >= -5 ? b->level : 3;
+	double t0 = now();
+
+	if (!b->compress)
+		return OL_OK;
+	if (ol_ccob_encode(bundle->data, bundle->len, b->ccob_version, OL_COMP_ZSTD,
+			   level, &z, &info, d)) {
+		ol_buf_free(&z);
+		return d->code;
+	}
+	if (b->verbose)
+		print_compress_stats(&info, level, now() - t0);
+	ol_buf_free(bundle);
+	*bundle = z;
+	return OL_OK;
+}
+
+static int bundle_files(struct bundler *b)
+{
+	struct ol_map *maps = calloc(b->inputs.n, sizeof(*maps));
+	struct ol_bundle_entry *e = calloc(b->inputs.n, sizeof(*e));
+	const char *comment = ol_bundle_text_comment(b->type);
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+	size_t host = 0, hosts = count_hosts(b);
+	int rc = EXIT_OK;
+
+	ol_diag_clear(&d);
+	if (!maps || !e) {
+		rc = usage_error("out of memory");
+		goto done;
+	}
+	if (hosts != 1 && !(hosts == 0 && all_hip(b))) {
+		fprintf(stderr, "%s: error: expecting exactly one host target but got %zu\n",
+			tool, hosts);
+		rc = EXIT_ERROR;
+		goto done;
+	}
+	for (size_t i = 0; i < b->inputs.n; i++) {
+		if (ol_map_file(b->inputs.v[i], &maps[i], &d)) {
+			rc = fail(&d);
+			goto done;
+		}
+		e[i] = (struct ol_bundle_entry){ b->ids[i].text, strlen(b->ids[i].text),
+						 maps[i].data, maps[i].len };
+		if (ol_bundle_id_is_host(&b->ids[i]))
+			host = i;
+	}
+	if (strcmp(b->type, "o") == 0 && is_host_object(maps[host].data, maps[host].len)) {
+		/* The host object carries the bundle in sections; LLVM's
+		 * -compress has no effect on this form, nor here. */
+		if (bundle_object(b, b->inputs.v[host], (const char *const *)b->inputs.v,
+				  b->outputs.v[0], &d))
+			rc = fail(&d);
+		goto done;
+	}
+	if (comment && ol_bundle_encode_text(e, b->inputs.n, comment, &out))
+		ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+	else if (!comment)
+		ol_bundle_encode_binary(e, b->inputs.n, b->align, &out, &d);
+	if (d.code) {
+		rc = fail(&d);
+		goto done;
+	}
+	if (maybe_compress(b, &out, &d) ||
+	    ol_write_file_atomic(b->outputs.v[0], out.data, out.len, &d))
+		rc = fail(&d);
+done:
+	for (size_t i = 0; maps && i < b->inputs.n; i++)
+		ol_unmap(&maps[i]);
+	free(maps);
+	free(e);
+	ol_buf_free(&out);
+	return rc;
+}
+
+/* ---- unbundling and listing ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "Can't find bundles for A, B and C", the IDs sorted, as LLVM says it. */
+static int missing_bundles(const struct bundler *b, const bool *matched)
+{
+	const char *names[256];
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->nids && n < 256; i++)
+		if (!matched[i])
+			names[n++] = b->ids[i].text;
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	fprintf(stderr, "%s: error: Can't find bundles for ", tool);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ", names[i]);
+	fputc('\n', stderr);
+	return EXIT_ERROR;
+}
+
+static enum ol_err write_entry(const struct bundler *b, const struct loaded *l,
+			       size_t entry, size_t target, struct ol_diag *d)
+{
+	const struct ol_bundle_entry *e = &l->bundle.entries[entry];
+
+	/* A host object's own entry (one zero byte) is the object itself. */
+	if (l->object && e->size == 1 && e->data[0] == 0)
+		return strip_object(b, b->inputs.v[0], l, b->outputs.v[target], d);
+	return ol_write_file_atomic(b->outputs.v[target], e->data, (size_t)e->size, d);
+}
+
+static int fill_missing(const struct bundler *b, const struct loaded *l,
+			const bool *matched, bool none_matched)
+{
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	for (size_t t = 0; t < b->nids; t++) {
+		if (matched[t])
+			continue;
+		/* Nothing matched at all: the input is taken as host-only. */
+		if (none_matched && ol_bundle_id_is_host(&b->ids[t])) {
+			if (ol_write_file_atomic(b->outputs.v[t], l->map.data ? l->map.data : l->data,
+						 l->map.data ? l->map.len : l->len, &d))
+				return fail(&d);
+		} else if (ol_write_file_atomic(b->outputs.v[t], "", 0, &d)) {
+			return fail(&d);
+		}
+	}
+	return EXIT_OK;
+}
+
+static int unbundle_file(struct bundler *b)
+{
+	bool *matched = calloc(b->nids, sizeof(*matched)), any = false, all = true;
+	struct loaded l;
+	struct ol_diag d;
+	int rc = EXIT_OK;
+
+	ol_diag_clear(&d);
+	if (!matched)
+		return usage_error("out of memory");
+	if (count_hosts(b) > 1) {
+		free(matched);
+		fprintf(stderr, "%s: error: expecting at most one host target but got %zu\n",
+			tool, count_hosts(b));
+		return EXIT_ERROR;
+	}
+	if (load_bundles(b, b->inputs.v[0], NULL, 0, &l, &d)) {
+		ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
+		rc = fail(&d);
+		goto done;
+	}
+	/* Each entry goes to the first compatible target still waiting. */
+	for (size_t i = 0; i < l.bundle.n; i++)
+		for (size_t t = 0; t < b->nids; t++)
+			if (!matched[t] && ol_bundle_id_compatible(&l.ids[i], &b->ids[t], b->hip_openmp)) {
+				if (write_entry(b, &l, i, t, &d)) {
+					rc = fail(&d);
+					goto done;
+				}
+				matched[t] = any = true;
+				break;
+			}
+	for (size_t t = 0; t < b->nids; t++)
+		all &= matched[t];
+	if (!all)
+		rc = b->allow_missing ? fill_missing(b, &l, matched, !any)
+				      : missing_bundles(b, matched);
+done:
+	loaded_free(&l);
+	free(matched);
+	return rc;
+}
+
+static int list_file(struct bundler *b)
+{
+	struct loaded l;
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	if (strcmp(b->type, "a") == 0)
+		return EXIT_OK; /* as LLVM 19: archives list nothing */
+	if (load_bundles(b, b->inputs.v[0], NULL, 0, &l, &d)) {
+		ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
+		loaded_free(&l);
+		return fail(&d);
+	}
+	for (size_t i = 0; i < l.bundle.n; i++)
+		printf("%.*s\n", (int)l.bundle.entries[i].id_len, l.bundle.entries[i].id);
+	loaded_free(&l);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_ERROR;
+}
+
+static int run(struct bundler *b, struct ol_strvec *args)
+{
+	int rc;
+
+	for (size_t i = 0; i < args->n; i++)
+		if ((rc = parse_option(b, args->v, args->n, &i)))
+			return rc;
+	if (b->help) {
+		fputs(usage_text, stdout);
+		return EXIT_OK;
+	}
+	if (b->version) {
+		printf("offlink-bundler (offlink) %s\ncompatible with clang-offload-bundler %s\n",
+		       OFFLINK_VERSION, OFFLINK_LLVM_COMPAT);
+		return EXIT_OK;
+	}
+	if ((rc = read_environment(b)) || (rc = check_options(b)))
+		return rc;
+	if (b->list)
+		return list_file(b);
+	if ((rc = parse_targets(b)))
+		return rc;
+	if (b->unbundle && strcmp(b->type, "a") == 0) {
+		struct ol_diag d;
+
+		ol_diag_clear(&d);
+		return unbundle_archive(b, &d) ? fail(&d) : EXIT_OK;
+	}
+	return b->unbundle ? unbundle_file(b) : bundle_files(b);
+}
+
+int main(int argc, char **argv)
+{
+	struct bundler b = { .argv0 = argv[0], .align = 1, .level = -100, .ccob_version = 2 };
+	struct ol_strvec args = { 0 };
+	struct ol_diag d;
+	int rc;
+
+	ol_diag_clear(&d);
+	ol_cleanup_init();
+	if (ol_expand_args(argc, argv, 1, &args, &d))
+		return fail(&d);
+	rc = run(&b, &args);
+	ol_cleanup_run();
+	free(b.type);
+	free(b.ids);
+	ol_strvec_free(&b.targets);
+	ol_strvec_free(&b.inputs);
+	ol_strvec_free(&b.outputs);
+	ol_strvec_free(&args);
+	return rc;
+}
