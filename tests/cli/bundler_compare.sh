@@ -48,7 +48,7 @@ n=$((n + 2))
 # Text bundles, every text type, with and without a final newline.
 printf 'int host_side;\n' >h.txt
 printf 'int device_side;' >d.txt
-for type in i ii cui d ll s; do
+for type in i ii cui hipi d ll s; do
 	both "text-$type" -type=$type -targets=$H,$T1,$T2 -input=h.txt -input=d.txt -input=empty.bin
 	n=$((n + 1))
 done
