@@ -134,7 +134,9 @@ static enum ol_err symbols_of(struct ol_elf *e, Elf_Scn *scn,
 		return ol_diag_set(d, OL_E_BAD_ELF, "sh_entsize",
 				   "symbol table with zero entry size");
 	count = sh->sh_size / sh->sh_entsize;
-	for (size_t i = sh->sh_info; i < count; i++) {
+	/* Every symbol, filtered by binding: sh_info should say where the
+	 * globals start, but ptxas's cubins interleave globals and locals. */
+	for (size_t i = 1; i < count; i++) {
 		GElf_Sym sym;
 		struct ol_elf_symbol s;
 
