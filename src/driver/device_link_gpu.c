@@ -1,8 +1,302 @@
-/* GPU device links (NVPTX, AMDGPU). */
+/* GPU device links.
+ *
+ * NVPTX (sm_NN): cubins (what ptxas made at compile time) are linked by
+ * nvlink; PTX images are assembled by ptxas first; bitcode (OpenMP's
+ * device runtime, -foffload-lto) goes through clang-19's LTO for NVPTX
+ * (clang-nvlink-wrapper --lto-emit-asm, clang-tools-19), which keeps what
+ * the other device objects reference and drops the rest, to PTX, then
+ * ptxas.  The CUDA tools are found in --cuda-path, $CUDA_PATH,
+ * /usr/local/cuda, then PATH.
+ *
+ * AMDGPU: ld.lld -shared with the target ID's processor and features;
+ * bitcode through lld's own LTO. */
 #include "driver/device_link.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format/target_id.h"
+#include "os/findprog.h"
+
+/* "<dir>" of the clang we use, resolved: clang-19's helpers live there. */
+static char *clang_dir(const struct ol_link *l)
+{
+	char real[PATH_MAX];
+	char *slash;
+
+	if (!l->clang || !realpath(l->clang, real))
+		return NULL;
+	slash = strrchr(real, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	return strdup(real);
+}
+
+/* A CUDA tool; what was searched goes into *searched for the message. */
+static char *find_cuda_tool(struct ol_link *l, const char *name, char *searched,
+			    size_t len)
+{
+	const char *env = getenv("CUDA_PATH");
+	const char *dirs[3] = { l->opt.cuda_path, env && *env ? env : NULL,
+				"/usr/local/cuda" };
+	char *found = NULL;
+
+	for (size_t i = 0; i < 3 && !found; i++) {
+		char *bin;
+
+		if (!dirs[i])
+			continue;
+		bin = ol_arena_printf(&l->arena, "%s/bin", dirs[i]);
+		found = ol_find_in_dir(bin, name);
+	}
+	if (!found)
+		found = ol_find_in_path(name);
+	snprintf(searched, len, "--cuda-path%s%s, $CUDA_PATH%s%s, /usr/local/cuda/bin, PATH",
+		 l->opt.cuda_path ? " " : " (not given)",
+		 l->opt.cuda_path ? l->opt.cuda_path : "", env && *env ? " " : " (unset)",
+		 env && *env ? env : "");
+	return found;
+}
+
+/* The tool's path, or (for --dry-run) its bare name, or an error. */
+static enum ol_err need_tool(struct ol_link *l, const struct ol_group *g,
+			     char *found, const char *name, const char *searched,
+			     const char **out)
+{
+	if (found) {
+		*out = ol_arena_strdup(&l->arena, found);
+		free(found);
+		return OL_OK;
+	}
+	if (l->opt.dry_run) {
+		*out = name;
+		return OL_OK;
+	}
+	ol_link_errorf(l, "device link %s: cannot find %s (searched %s)",
+		       ol_group_label(l, g), name, searched);
+	return OL_E_UNSUPPORTED;
+}
+
+static const char *lto_helper(struct ol_link *l, const struct ol_group *g)
+{
+	static const char *const names[] = { "clang-nvlink-wrapper-19",
+					     "clang-nvlink-wrapper", NULL };
+	char *dir = clang_dir(l), *found = ol_find_in_dir(dir, "clang-nvlink-wrapper");
+	const char *tool = NULL;
+
+	free(dir);
+	if (!found)
+		found = ol_find_tool(l->argv0, "OFFLINK_NVLINK_LTO", names);
+	if (need_tool(l, g, found, "clang-nvlink-wrapper",
+		      "beside clang, $OFFLINK_NVLINK_LTO, PATH (clang-tools-19)", &tool))
+		return NULL;
+	return tool;
+}
+
+/* ptxas accepts -O0..-O3. */
+static const char *ptxas_opt(const struct ol_link *l)
+{
+	const char *o = l->opt.opt_level;
+
+	return (o[0] >= '0' && o[0] <= '3') ? o : "2";
+}
+
+/* The highest +ptxNN any bitcode image asks for (LTO's PTX version). */
+static const char *ptx_feature(struct ol_link *l, const struct ol_group *g)
+{
+	int best = 0;
+
+	for (size_t i = 0; i < g->nimages; i++) {
+		const char *f = ob_entry_get(g->images[i]->entry, "feature");
+
+		for (const char *p = f; p && (p = strstr(p, "+ptx")); p += 4)
+			if (atoi(p + 4) > best)
+				best = atoi(p + 4);
+	}
+	return best ? ol_arena_printf(&l->arena, "+ptx%d", best) : NULL;
+}
+
+static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
+				 const char *ptxas, const char *in, const char *out)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, ptxas, "ptxas");
+
+	if (!c)
+		return NULL;
+	ol_strvec_push(&c->argv, "-m64");
+	ol_strvec_pushf(&c->argv, "-O%s", ptxas_opt(l));
+	ol_strvec_push(&c->argv, "--gpu-name");
+	ol_strvec_push(&c->argv, g->arch);
+	if (l->opt.device_debug)
+		ol_strvec_push(&c->argv, "-g");
+	for (size_t i = 0; i < l->opt.ptxas_args.n; i++)
+		ol_strvec_push(&c->argv, l->opt.ptxas_args.v[i]);
+	ol_strvec_push(&c->argv, "-c");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, out);
+	ol_strvec_push(&c->argv, in);
+	return c;
+}
+
+/* Bitcode of the group to PTX through clang-19's NVPTX LTO; the cubins
+ * are given too so that what they reference stays visible. */
+static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
+			    const char *helper, const char *ptx)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, helper, "LTO of the bitcode");
+	const char *feature = ptx_feature(l, g);
+
+	if (!c)
+		return OL_E_NOMEM;
+	ol_strvec_push(&c->argv, "--arch");
+	ol_strvec_push(&c->argv, g->arch);
+	if (feature) {
+		ol_strvec_push(&c->argv, "--feature");
+		ol_strvec_push(&c->argv, feature);
+	}
+	ol_strvec_push(&c->argv, "--lto-emit-asm");
+	ol_strvec_pushf(&c->argv, "--plugin-opt=O%s", ptxas_opt(l));
+	if (l->opt.device_debug)
+		ol_strvec_push(&c->argv, "-g");
+	for (size_t i = 0; i < l->opt.mllvm.n; i++) {
+		ol_strvec_push(&c->argv, "-mllvm");
+		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
+	}
+	for (size_t i = 0; i < l->opt.offload_opt.n; i++)
+		ol_strvec_pushf(&c->argv, "--plugin-opt=%s", l->opt.offload_opt.v[i]);
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, ptx);
+	for (size_t i = 0; i < g->nimages; i++) {
+		uint16_t k = g->images[i]->entry->image_kind;
+
+		if (k == OB_IMG_BITCODE || k == OB_IMG_OBJECT || k == OB_IMG_CUBIN)
+			ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	}
+	return c->argv.err;
+}
+
+static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
+{
+	char searched[512];
+	const char *ptxas, *nvlink, *helper = NULL, *stem = ol_group_stem(l, g);
+	struct ol_strvec cubins = { 0 };
+	struct ol_cmd *c;
+	enum ol_err rc = OL_OK;
+
+	if (strncmp(g->arch, "sm_", 3) != 0) {
+		ol_link_errorf(l, "device link %s: NVPTX device code needs an sm_ architecture, not '%s'",
+			       ol_group_label(l, g), g->arch);
+		return OL_E_UNSUPPORTED;
+	}
+	if (need_tool(l, g, find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
+		      "ptxas", searched, &ptxas) ||
+	    need_tool(l, g, find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
+		      "nvlink", searched, &nvlink) ||
+	    (g->any_bitcode && !(helper = lto_helper(l, g))))
+		return OL_E_UNSUPPORTED;
+	if (g->any_bitcode) {
+		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));
+		const char *cubin = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.cubin", stem));
+
+		if (lto_step(l, g, helper, ptx) || !ptxas_step(l, g, ptxas, ptx, cubin))
+			return OL_E_NOMEM;
+		ol_strvec_push(&cubins, cubin);
+	}
+	for (size_t i = 0; i < g->nimages; i++) {
+		uint16_t k = g->images[i]->entry->image_kind;
+		const char *in = ol_group_input_path(l, g, i);
+
+		if (k == OB_IMG_PTX) {
+			const char *cubin = ol_link_temp_path(
+				l, ol_arena_printf(&l->arena, "%s.%zu.cubin", stem, i));
+
+			if (!ptxas_step(l, g, ptxas, in, cubin))
+				rc = OL_E_NOMEM;
+			ol_strvec_push(&cubins, cubin);
+		} else if (k != OB_IMG_BITCODE) {
+			ol_strvec_push(&cubins, in);
+		}
+	}
+	c = ol_group_add_step(l, g, nvlink, "nvlink");
+	if (!c) {
+		ol_strvec_free(&cubins);
+		return OL_E_NOMEM;
+	}
+	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->image_path);
+	ol_strvec_extend(&c->argv, &cubins);
+	ol_add_user_args(l, c, g->triple, false);
+	ol_strvec_free(&cubins);
+	return rc ? rc : c->argv.err;
+}
+
+static const char *find_lld(struct ol_link *l, const struct ol_group *g)
+{
+	static const char *const names[] = { "ld.lld-19", "ld.lld", NULL };
+	char *dir = clang_dir(l), *found = ol_find_in_dir(dir, "ld.lld");
+	const char *tool = NULL;
+
+	free(dir);
+	if (!found)
+		found = ol_find_tool(l->argv0, "OFFLINK_LLD", names);
+	if (need_tool(l, g, found, "ld.lld", "beside clang, $OFFLINK_LLD, PATH (lld-19)", &tool))
+		return NULL;
+	return tool;
+}
+
+static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
+{
+	struct ol_target_id tid;
+	struct ol_diag d;
+	struct ol_buf attrs = { 0 };
+	const char *lld = find_lld(l, g);
+	struct ol_cmd *c;
+
+	ol_diag_clear(&d);
+	if (!lld)
+		return OL_E_UNSUPPORTED;
+	if (ol_target_id_parse(g->arch, &tid, &d) || !tid.processor[0]) {
+		ol_link_errorf(l, "device link %s: AMDGPU device code needs a processor, not '%s'",
+			       ol_group_label(l, g), g->arch);
+		return OL_E_UNSUPPORTED;
+	}
+	c = ol_group_add_step(l, g, lld, NULL);
+	if (!c)
+		return OL_E_NOMEM;
+	ol_strvec_push(&c->argv, "-shared");
+	ol_strvec_push(&c->argv, "--no-undefined");
+	ol_strvec_pushf(&c->argv, "-plugin-opt=mcpu=%s", tid.processor);
+	for (unsigned i = 0; i < tid.nfeatures; i++)
+		ol_buf_printf(&attrs, "%s%c%s", i ? "," : "", tid.features[i].sign,
+			      tid.features[i].name);
+	if (attrs.len)
+		ol_strvec_pushf(&c->argv, "-plugin-opt=-mattr=%s", (char *)attrs.data);
+	ol_buf_free(&attrs);
+	ol_strvec_pushf(&c->argv, "-plugin-opt=O%s", ptxas_opt(l));
+	for (size_t i = 0; i < l->opt.mllvm.n; i++) {
+		ol_strvec_push(&c->argv, "-mllvm");
+		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
+	}
+	for (size_t i = 0; i < l->opt.offload_opt.n; i++)
+		ol_strvec_pushf(&c->argv, "-plugin-opt=%s", l->opt.offload_opt.v[i]);
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->image_path);
+	for (size_t i = 0; i < g->nimages; i++)
+		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	ol_add_user_args(l, c, g->triple, false);
+	return c->argv.err;
+}
 
 enum ol_err ol_plan_gpu(struct ol_link *l, struct ol_group *g)
 {
+	if (strncmp(g->triple, "nvptx64-", 8) == 0 || strncmp(g->triple, "nvptx-", 6) == 0)
+		return plan_nvptx(l, g);
+	if (strncmp(g->triple, "amdgcn-", 7) == 0)
+		return plan_amdgpu(l, g);
 	ol_link_errorf(l, "device link %s: linking for %s is not supported",
 		       ol_group_label(l, g), g->triple);
 	return OL_E_UNSUPPORTED;

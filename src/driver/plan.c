@@ -8,15 +8,16 @@
 
 #include "driver/device_link.h"
 
-/* An image left out whose target is linked: worth showing; members of
- * the device runtime for GPUs nobody targets are not. */
+/* An image left out whose exact target is linked: worth showing; members
+ * of the device runtime for other GPUs are not. */
 static bool relevant(const struct ol_link *l, const struct ol_image *img)
 {
 	if (img->taken || img->final)
 		return false;
 	for (size_t i = 0; i < l->ngroups; i++)
 		if (l->groups[i].kind == img->kind &&
-		    strcmp(l->groups[i].triple, img->triple) == 0)
+		    strcmp(l->groups[i].triple, img->triple) == 0 &&
+		    strcmp(l->groups[i].arch, img->arch) == 0)
 			return true;
 	return false;
 }
