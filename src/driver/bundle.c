@@ -1,18 +1,250 @@
-/* CUDA and HIP registration. */
+/* bundle: the container a CUDA or HIP runtime loads.
+ *
+ * CUDA: a fatbinary made by NVIDIA's fatbinary from the linked cubins.
+ * CUDA 12.9 removed the --image=profile=sm_NN,file= option LLVM 19 passes
+ * (LLVM 19 cannot link CUDA programs with CUDA 13); --image3=kind=elf,
+ * sm=NN,file= exists since CUDA 10, so offlink asks fatbinary its version
+ * and uses --image3 from 10.0 on, the old form before.
+ *
+ * HIP: an offload bundle written by offlink itself (src/format/bundle.c):
+ * an empty host entry and one hip-amdgcn-amd-amdhsa--<target ID> entry per
+ * image, 4096-aligned as clang's HIP bundles are; compressed (CCOB) with
+ * --compress. */
 #include "driver/bundle.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/device_link.h"
+#include "format/bundle.h"
+#include "format/bundle_id.h"
+#include "format/ccob.h"
+#include "os/findprog.h"
+#include "os/outfile.h"
+#include "wrap/wrapper.h"
+
+/* "release X.Y" in `fatbinary --version`, as X*10+Y; -1 if unknown. */
+static int cuda_version(const char *fatbinary)
+{
+	struct ol_cmd c = { .step = (char *)"probe fatbinary" };
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+	const char *r;
+	int major = -1, minor = 0;
+
+	ol_diag_clear(&d);
+	ol_strvec_push(&c.argv, fatbinary);
+	ol_strvec_push(&c.argv, "--version");
+	if (ol_run_capture(&c, &out, &d) == OL_OK && out.data &&
+	    (r = strstr((char *)out.data, "release ")) != NULL)
+		sscanf(r + 8, "%d.%d", &major, &minor);
+	ol_strvec_free(&c.argv);
+	ol_buf_free(&out);
+	return major < 0 ? -1 : major * 10 + minor;
+}
+
+static char *find_fatbinary(struct ol_link *l)
+{
+	const char *env = getenv("CUDA_PATH");
+	const char *dirs[] = { l->opt.cuda_path, env && *env ? env : NULL, "/usr/local/cuda" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char *found;
+
+		if (!dirs[i])
+			continue;
+		found = ol_find_in_dir(ol_arena_printf(&l->arena, "%s/bin", dirs[i]), "fatbinary");
+		if (found)
+			return found;
+	}
+	return ol_find_in_path("fatbinary");
+}
+
+static enum ol_err plan_fatbinary(struct ol_link *l, struct ol_wrapper *w)
+{
+	char *tool = find_fatbinary(l);
+	struct ol_cmd *c;
+	int version;
+
+	if (!tool && !l->opt.dry_run) {
+		ol_link_errorf(l, "CUDA registration: cannot find fatbinary (searched --cuda-path, "
+				  "$CUDA_PATH, /usr/local/cuda/bin, PATH)");
+		return OL_E_UNSUPPORTED;
+	}
+	version = tool ? cuda_version(tool) : -1;
+	c = ol_wrapper_add_step(l, w, tool ? tool : "fatbinary", "fatbinary for");
+	free(tool);
+	if (!c)
+		return OL_E_NOMEM;
+	ol_strvec_push(&c->argv, "-64");
+	ol_strvec_push(&c->argv, "--create");
+	ol_strvec_push(&c->argv, w->bundle_path);
+	for (size_t i = 0; i < w->ngroups; i++) {
+		const struct ol_group *g = w->groups[i];
+
+		if (strncmp(g->arch, "sm_", 3) != 0) {
+			ol_link_errorf(l, "CUDA registration: %s is not an NVIDIA architecture",
+				       g->arch[0] ? g->arch : "(no arch)");
+			return OL_E_UNSUPPORTED;
+		}
+		if (version >= 0 && version < 100)
+			ol_strvec_pushf(&c->argv, "--image=profile=%s,file=%s", g->arch, g->image_path);
+		else
+			ol_strvec_pushf(&c->argv, "--image3=kind=elf,sm=%s,file=%s", g->arch + 3,
+					g->image_path);
+	}
+	return c->argv.err;
+}
 
 enum ol_err ol_plan_bundle(struct ol_link *l, struct ol_wrapper *w)
 {
-	ol_link_errorf(l, "%s registration is not supported yet",
-		       ob_offload_kind_name(w->kind));
-	return OL_E_UNSUPPORTED;
+	w->bundle_path = strdup(ol_link_temp_path(
+		l, w->kind == OB_OFK_CUDA ? "cuda.fatbin" : "hip.hipfb"));
+	if (!w->bundle_path)
+		return OL_E_NOMEM;
+	if (w->kind == OB_OFK_CUDA)
+		return plan_fatbinary(l, w);
+	if (w->kind != OB_OFK_HIP) {
+		ol_link_errorf(l, "%s registration is not supported", ob_offload_kind_name(w->kind));
+		return OL_E_UNSUPPORTED;
+	}
+	return OL_OK; /* the HIP bundle is written in-process, see below */
+}
+
+/* ---- HIP bundle ---- */
+
+static enum ol_err hip_entries(struct ol_link *l, struct ol_wrapper *w,
+			       struct ol_map *maps, struct ol_bundle_entry *e,
+			       struct ol_diag *d)
+{
+	struct ol_bundle_id id;
+	char *host = ol_arena_printf(&l->arena, "host-%s", l->opt.host_triple);
+
+	if (ol_bundle_id_parse(host, strlen(host), &id, d))
+		return d->code;
+	e[0] = (struct ol_bundle_entry){ ol_arena_strdup(&l->arena, id.text),
+					 strlen(id.text), (const uint8_t *)"", 0 };
+	for (size_t i = 0; i < w->ngroups; i++) {
+		const struct ol_group *g = w->groups[i];
+		char *s = ol_arena_printf(&l->arena, "hip-%s-%s", g->triple, g->arch);
+
+		if (ol_bundle_id_parse(s, strlen(s), &id, d) ||
+		    ol_map_file(g->image_path, &maps[i], d))
+			return d->code;
+		e[i + 1] = (struct ol_bundle_entry){ ol_arena_strdup(&l->arena, id.text),
+						     strlen(id.text), maps[i].data, maps[i].len };
+	}
+	return OL_OK;
+}
+
+static enum ol_err write_hip_bundle(struct ol_link *l, struct ol_wrapper *w,
+				    struct ol_buf *contents, struct ol_diag *d)
+{
+	struct ol_map *maps = calloc(w->ngroups, sizeof(*maps));
+	struct ol_bundle_entry *e = calloc(w->ngroups + 1, sizeof(*e));
+	struct ol_buf out = { 0 }, z = { 0 };
+	struct ol_ccob_info info;
+	enum ol_err rc = OL_OK;
+
+	if (!maps || !e) {
+		rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		goto out;
+	}
+	if (hip_entries(l, w, maps, e, d) ||
+	    ol_bundle_encode_binary(e, w->ngroups + 1, 4096, &out, d)) {
+		rc = d->code;
+		goto out;
+	}
+	for (size_t i = 0; i <= w->ngroups; i++)
+		ol_buf_printf(contents, "%s%.*s", i ? ", " : "Bundle: ", (int)e[i].id_len, e[i].id);
+	if (l->opt.compress) {
+		int level = l->opt.compression_level != INT_MIN ? l->opt.compression_level : 3;
+
+		if (ol_ccob_encode(out.data, out.len, 2, OL_COMP_ZSTD, level, &z, &info, d)) {
+			rc = d->code;
+			goto out;
+		}
+		ol_buf_printf(contents, " (compressed, CCOB v2 zstd)");
+		ol_buf_free(&out);
+		out = z;
+		z = (struct ol_buf){ 0 };
+	}
+	if (l->opt.verbose || l->opt.dry_run)
+		fprintf(stderr, "offlink: writing the HIP offload bundle %s: %s\n",
+			w->bundle_path, (char *)contents->data);
+	rc = ol_write_file_atomic(w->bundle_path, out.data, out.len, d);
+out:
+	for (size_t i = 0; maps && i < w->ngroups; i++)
+		ol_unmap(&maps[i]);
+	free(maps);
+	free(e);
+	ol_buf_free(&out);
+	ol_buf_free(&z);
+	return rc;
+}
+
+/* ---- source ---- */
+
+static bool linked(const struct ol_managed *m)
+{
+	return !m->member || m->member->loaded;
+}
+
+static enum ol_err managed_vars(struct ol_link *l, struct ol_wrapper *w,
+				struct wrap_managed **out, size_t *n)
+{
+	*out = calloc(l->nmanaged ? l->nmanaged : 1, sizeof(**out));
+	*n = 0;
+	if (!*out)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < l->nmanaged; i++) {
+		const struct ol_managed *m = &l->managed[i];
+
+		if (m->kind != w->kind || !linked(m))
+			continue;
+		if (!m->pointer_symbol) {
+			ol_link_warnf(l, "%s: managed variable %s cannot be registered: "
+					 "its pointer is not a global symbol", m->input->path,
+				      m->init_symbol);
+			continue;
+		}
+		(*out)[(*n)++] = (struct wrap_managed){ m->init_symbol, m->pointer_symbol };
+	}
+	return OL_OK;
 }
 
 enum ol_err ol_bundle_source(struct ol_link *l, struct ol_wrapper *w,
 			     struct ol_buf *src, struct ol_diag *d)
 {
-	(void)l;
-	(void)src;
-	return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s registration",
-			   ob_offload_kind_name(w->kind));
+	struct ol_buf contents = { 0 };
+	struct wrap_managed *managed = NULL;
+	struct wrap_cuda_hip wc = { 0 };
+	enum ol_err rc;
+
+	if (w->kind == OB_OFK_HIP) {
+		if (write_hip_bundle(l, w, &contents, d)) {
+			ol_buf_free(&contents);
+			return d->code;
+		}
+	} else {
+		ol_buf_puts(&contents, "Fatbinary of:");
+		for (size_t i = 0; i < w->ngroups; i++)
+			ol_buf_printf(&contents, " %s", w->groups[i]->arch);
+	}
+	if (managed_vars(l, w, &managed, &wc.nmanaged)) {
+		ol_buf_free(&contents);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	wc.hip = w->kind == OB_OFK_HIP;
+	wc.output = l->output;
+	wc.bundle_path = w->bundle_path;
+	wc.contents = contents.data ? (char *)contents.data : "";
+	wc.new_entries = l->new_entries;
+	wc.managed = managed;
+	rc = wrap_cuda_hip_source(&wc, src, d);
+	free(managed);
+	ol_buf_free(&contents);
+	return rc;
 }

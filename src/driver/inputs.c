@@ -10,6 +10,7 @@
 
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
+#include "extract/offload_entries.h"
 #include "extract/offload_scan.h"
 #include "format/bitcode_symtab.h"
 
@@ -275,6 +276,31 @@ static enum ol_err on_section(void *ctx, const struct ol_elf_section *s,
 	return ol_scan_binaries(&o, s->data, s->size, on_binary, c->scan, d);
 }
 
+static enum ol_err on_managed(void *ctx, const char *section, const char *init,
+			      const char *pointer, struct ol_diag *d)
+{
+	struct scan_ctx *sc = ctx;
+	struct ol_link *l = sc->l;
+	struct ol_managed *m;
+
+	if (l->nmanaged == l->capmanaged) {
+		size_t cap = l->capmanaged ? 2 * l->capmanaged : 16;
+		struct ol_managed *n = realloc(l->managed, cap * sizeof(*n));
+
+		if (!n)
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		l->managed = n;
+		l->capmanaged = cap;
+	}
+	m = &l->managed[l->nmanaged++];
+	m->kind = strncmp(section, "hip", 3) == 0 ? OB_OFK_HIP : OB_OFK_CUDA;
+	m->init_symbol = ol_arena_strdup(&l->arena, init);
+	m->pointer_symbol = pointer ? ol_arena_strdup(&l->arena, pointer) : NULL;
+	m->input = sc->input;
+	m->member = sc->member;
+	return OL_OK;
+}
+
 static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 		     const char *member, uint8_t *p, size_t n)
 {
@@ -284,7 +310,9 @@ static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 
 	ol_diag_clear(&d);
 	if (ol_elf_open(&e, p, n, &d) == OL_OK) {
-		ol_elf_for_each_section(&e, on_section, &c, &d);
+		if (ol_elf_for_each_section(&e, on_section, &c, &d) == OL_OK &&
+		    e.ehdr.e_type == ET_REL)
+			ol_elf_managed_vars(&e, on_managed, sc, &d);
 		ol_elf_close(&e);
 	}
 	if (d.code) {

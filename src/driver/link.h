@@ -93,6 +93,16 @@ struct ol_image {
 	struct ol_strvec defined, undefined; /* its global device symbols */
 };
 
+/* A managed variable of an LLVM 19 entry table: its initial value and the
+ * global pointer the runtime publishes its device copy in. */
+struct ol_managed {
+	enum ob_offload_kind kind;
+	const char *init_symbol;
+	const char *pointer_symbol; /* NULL: not reachable from the wrapper */
+	struct ol_input *input;
+	struct ol_member *member;
+};
+
 /* One device link: images of one offload kind for one (triple, arch). */
 struct ol_group {
 	enum ob_offload_kind kind;
@@ -128,7 +138,7 @@ struct ol_options {
 	bool dry_run, verbose, save_temps, embed_bitcode, print_wrapped;
 	bool relocatable, device_debug, compress, help, help_hidden, version;
 	bool whole_program, clang_backend;
-	int compression_level;  /* -1: default */
+	int compression_level;  /* INT_MIN: not given */
 	unsigned jobs;
 	struct ol_strvec mllvm, offload_opt, device_linker, device_compiler;
 	struct ol_strvec ptxas_args, bitcode_libraries, builtin_bitcode;
@@ -160,6 +170,8 @@ struct ol_link {
 	struct ol_image *images;
 	size_t nimages, capimages;
 	struct ol_strmap host_symbols;
+	struct ol_managed *managed;
+	size_t nmanaged, capmanaged;
 	struct ol_group *groups;
 	size_t ngroups;
 	struct ol_wrapper *wrappers;

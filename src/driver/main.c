@@ -236,6 +236,7 @@ static void link_free(struct ol_link *l)
 	free(l->wrappers);
 	free(l->groups);
 	free(l->images);
+	free(l->managed);
 	free(l->binaries);
 	free(l->inputs);
 	free(l->items);

@@ -5,6 +5,7 @@
 #include "driver/options.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -441,7 +442,7 @@ enum ol_err ol_parse_command_line(struct ol_link *l, int argc, char **argv,
 	enum ol_err rc = OL_OK;
 
 	l->output_arg = -1;
-	l->opt.compression_level = -1;
+	l->opt.compression_level = INT_MIN; /* not given */
 	if (ol_expand_args(argc, argv, 1, &args, d)) {
 		ol_strvec_free(&args);
 		return d->code;

@@ -37,6 +37,28 @@ struct wrap_openmp {
 enum ol_err wrap_openmp_source(const struct wrap_openmp *w, struct ol_buf *out,
 			       struct ol_diag *d);
 
+struct wrap_managed {
+	const char *init_symbol;    /* "x.managed": the initial value */
+	const char *pointer_symbol; /* "x": where the runtime puts the pointer */
+};
+
+struct wrap_cuda_hip {
+	bool hip;                 /* HIP, else CUDA */
+	const char *output;
+	const char *bundle_path;  /* the fatbinary or offload bundle, .incbin'd */
+	const char *contents;     /* one comment line describing it */
+	bool new_entries;         /* llvm_offload_entries (56 bytes) */
+	const struct wrap_managed *managed; /* for LLVM 19's 32-byte entries */
+	size_t nmanaged;
+};
+
+/* The CUDA or HIP registration: the container in .nv_fatbin/.hip_fatbin,
+ * its wrapper struct, and a constructor registering it and every kernel,
+ * variable, managed variable (and, for HIP, surface and texture) of the
+ * entry table. */
+enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *out,
+				 struct ol_diag *d);
+
 /* ---- shared by the generators ---- */
 
 /* Append an asm block that defines the local symbol `sym` in `section`
