@@ -12,7 +12,7 @@ build_pkgs=(
 # libomptarget 19 runs the linked programs on its host device.
 test_pkgs=(
   clang-19 clang-tools-19 llvm-19 lld-19 libomp-19-dev libclang-rt-19-dev
-  binutils file xxd
+  binutils file xxd jq
 )
 
 want=("${build_pkgs[@]}")

@@ -1,0 +1,99 @@
+/* The device calls of the CUDA and HIP runtime APIs that programs make
+ * around their launches, so that they link against the stub alone.
+ * Without a real runtime after the stub each says there is no device
+ * (error 100 in both APIs) and allocates nothing; with one, each call is
+ * passed on. */
+#include "offstub.h"
+
+static _Thread_local int last_error;
+
+int stub_no_device(void)
+{
+	last_error = STUB_NO_DEVICE;
+	return STUB_NO_DEVICE;
+}
+
+static int take_last_error(void)
+{
+	int e = last_error;
+
+	last_error = 0;
+	return e;
+}
+
+static const char *error_string(int e)
+{
+	switch (e) {
+	case 0: return "no error";
+	case STUB_NO_DEVICE: return "no device (offstub: no GPU runtime is loaded)";
+	default: return "unknown error (offstub)";
+	}
+}
+
+/* One API call: forwarded when the real runtime is there, else `body`. */
+#define DEVICE_CALL(name, params, args, body)  \
+	STUB_NEXT(int, name, params)           \
+	int name params;                       \
+	int name params                        \
+	{                                      \
+		stub_write_pending();          \
+		if (next_##name())             \
+			return next_##name() args; \
+		body                           \
+	}
+
+#define API(p)                                                                                 \
+	DEVICE_CALL(p##GetDeviceCount, (int *count), (count), {                                \
+		if (count)                                                                     \
+			*count = 0;                                                            \
+		return stub_no_device();                                                                 \
+	})                                                                                     \
+	DEVICE_CALL(p##GetLastError, (void), (), { return take_last_error(); })               \
+	DEVICE_CALL(p##PeekAtLastError, (void), (), { return last_error; })                   \
+	DEVICE_CALL(p##DeviceSynchronize, (void), (), { return stub_no_device(); })                     \
+	DEVICE_CALL(p##SetDevice, (int device), (device), {                                    \
+		(void)device;                                                                  \
+		return stub_no_device();                                                                 \
+	})                                                                                     \
+	DEVICE_CALL(p##Malloc, (void **ptr, size_t size), (ptr, size), {                       \
+		(void)size;                                                                    \
+		if (ptr)                                                                       \
+			*ptr = NULL;                                                           \
+		return stub_no_device();                                                                 \
+	})                                                                                     \
+	DEVICE_CALL(p##MallocManaged, (void **ptr, size_t size, unsigned flags),               \
+		    (ptr, size, flags), {                                                      \
+			    (void)size;                                                        \
+			    (void)flags;                                                       \
+			    if (ptr)                                                           \
+				    *ptr = NULL;                                               \
+			    return stub_no_device();                                                     \
+		    })                                                                         \
+	DEVICE_CALL(p##Free, (void *ptr), (ptr), { return ptr ? stub_no_device() : 0; })                \
+	DEVICE_CALL(p##Memcpy, (void *dst, const void *src, size_t n, int kind),               \
+		    (dst, src, n, kind), {                                                     \
+			    (void)dst;                                                         \
+			    (void)src;                                                         \
+			    (void)n;                                                           \
+			    (void)kind;                                                        \
+			    return stub_no_device();                                                     \
+		    })
+
+API(cuda)
+API(hip)
+
+STUB_NEXT(const char *, cudaGetErrorString, (int))
+STUB_NEXT(const char *, hipGetErrorString, (int))
+
+const char *cudaGetErrorString(int e);
+const char *hipGetErrorString(int e);
+
+const char *cudaGetErrorString(int e)
+{
+	return next_cudaGetErrorString() ? next_cudaGetErrorString()(e) : error_string(e);
+}
+
+const char *hipGetErrorString(int e)
+{
+	return next_hipGetErrorString() ? next_hipGetErrorString()(e) : error_string(e);
+}

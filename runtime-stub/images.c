@@ -1,0 +1,168 @@
+/* What an image is: its ELF machine and the architecture its flags name,
+ * checked against the triple and arch its offload binary declares. */
+#include "offstub.h"
+
+#include <elf.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef EM_CUDA
+#define EM_CUDA 190
+#endif
+#ifndef EM_AMDGPU
+#define EM_AMDGPU 224
+#endif
+
+static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t le32(const uint8_t *p) { return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16; }
+static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
+
+/* EF_AMDGPU_MACH values of the processors offloading targets. */
+static const struct { unsigned mach; const char *name; } amdgpu[] = {
+	{ 0x2c, "gfx900" }, { 0x2d, "gfx902" }, { 0x2e, "gfx904" }, { 0x2f, "gfx906" },
+	{ 0x30, "gfx908" }, { 0x31, "gfx909" }, { 0x32, "gfx90c" }, { 0x3f, "gfx90a" },
+	{ 0x40, "gfx940" }, { 0x4b, "gfx941" }, { 0x4c, "gfx942" }, { 0x33, "gfx1010" },
+	{ 0x34, "gfx1011" }, { 0x35, "gfx1012" }, { 0x42, "gfx1013" }, { 0x36, "gfx1030" },
+	{ 0x37, "gfx1031" }, { 0x38, "gfx1032" }, { 0x39, "gfx1033" }, { 0x3e, "gfx1034" },
+	{ 0x3d, "gfx1035" }, { 0x45, "gfx1036" }, { 0x41, "gfx1100" }, { 0x46, "gfx1101" },
+	{ 0x47, "gfx1102" }, { 0x44, "gfx1103" }, { 0x43, "gfx1150" }, { 0x4a, "gfx1151" },
+	{ 0x55, "gfx1152" }, { 0x48, "gfx1200" }, { 0x4e, "gfx1201" }, { 0x22, "gfx700" },
+	{ 0x23, "gfx701" }, { 0x28, "gfx801" }, { 0x2a, "gfx803" },
+};
+
+static char arch_buf[64];
+
+static const char *amdgpu_arch(unsigned flags)
+{
+	static const char *const v[] = { "", "", ":xnack-", ":xnack+" };
+	static const char *const s[] = { "", "", ":sramecc-", ":sramecc+" };
+
+	for (size_t i = 0; i < sizeof(amdgpu) / sizeof(amdgpu[0]); i++)
+		if (amdgpu[i].mach == (flags & 0xff)) {
+			snprintf(arch_buf, sizeof(arch_buf), "%s%s%s", amdgpu[i].name,
+				 s[(flags >> 10) & 3], v[(flags >> 8) & 3]);
+			return arch_buf;
+		}
+	snprintf(arch_buf, sizeof(arch_buf), "gfx?(mach 0x%x)", flags & 0xff);
+	return arch_buf;
+}
+
+/* CUDA cubins name their SM in e_flags: ABI version 8 (CUDA 12.x on) in
+ * bits 8-15, older ones in the low byte. */
+static const char *cuda_arch(const uint8_t *p, unsigned flags)
+{
+	unsigned sm = p[EI_ABIVERSION] >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
+
+	snprintf(arch_buf, sizeof(arch_buf), "sm_%u", sm);
+	return arch_buf;
+}
+
+static unsigned machine_for_triple(const char *t)
+{
+	if (!t || !*t)
+		return 0;
+	if (!strncmp(t, "nvptx", 5))
+		return EM_CUDA;
+	if (!strncmp(t, "amdgcn", 6))
+		return EM_AMDGPU;
+	if (!strncmp(t, "x86_64", 6))
+		return EM_X86_64;
+	if (!strncmp(t, "aarch64", 7))
+		return EM_AARCH64;
+	if (!strncmp(t, "ppc64", 5) || !strncmp(t, "powerpc64", 9))
+		return EM_PPC64;
+	return 0;
+}
+
+/* The processor part of a target ID ("gfx90a:xnack+" -> "gfx90a"). */
+static int same_processor(const char *a, const char *b)
+{
+	size_t n = strcspn(a, ":"), m = strcspn(b, ":");
+
+	return n == m && strncmp(a, b, n) == 0;
+}
+
+const char *image_arch(const void *start, size_t size, const char *triple,
+		       const char *declared, unsigned *machine, unsigned *flags)
+{
+	const uint8_t *p = start;
+	const char *arch;
+	unsigned want;
+
+	if (size < sizeof(Elf64_Ehdr) || memcmp(p, ELFMAG, SELFMAG) != 0)
+		return NULL; /* bitcode for JIT, PTX, ... */
+	if (p[EI_CLASS] != ELFCLASS64)
+		stub_fail("image", "a 32-bit ELF image");
+	*machine = le16(p + 18);
+	*flags = le32(p + 48);
+	if (*machine == EM_CUDA)
+		arch = cuda_arch(p, *flags);
+	else if (*machine == EM_AMDGPU)
+		arch = amdgpu_arch(*flags);
+	else
+		arch = "";
+	want = machine_for_triple(triple);
+	if (want && want != *machine)
+		stub_fail("image", "ELF machine %u in an image for %s", *machine, triple);
+	if (declared && *declared && *arch && !same_processor(arch, declared))
+		stub_fail("image", "ELF code for %s in an image declared %s", arch, declared);
+	return arch;
+}
+
+/* ---- the offload binary around an image ---- */
+
+struct segment_query {
+	uintptr_t addr, start;
+	int found;
+};
+
+static int find_segment(struct dl_phdr_info *info, size_t n, void *ctx)
+{
+	struct segment_query *q = ctx;
+
+	(void)n;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz) {
+			q->start = lo;
+			q->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int enclosing_binary(const void *start, size_t size, const char **triple,
+		     const char **arch)
+{
+	struct segment_query q = { (uintptr_t)start, 0, 0 };
+
+	*triple = *arch = NULL;
+	dl_iterate_phdr(find_segment, &q);
+	if (!q.found)
+		return 0;
+	/* A version 1 binary's image is 8-aligned after a short header; look
+	 * back at most 64 KiB, never before the segment. */
+	for (uintptr_t k = 8; k <= 65536 && (uintptr_t)start - k >= q.start; k += 8) {
+		const uint8_t *b = (const uint8_t *)start - k;
+
+		if (memcmp(b, "\x10\xff\x10\xad", 4) != 0 || le32(b + 4) != 1)
+			continue;
+		if (le64(b + 56) != k || le64(b + 64) != size)
+			continue;
+		for (uint64_t s = 0, n = le64(b + 48), so = le64(b + 40); s < n && s < 16; s++) {
+			const char *key = (const char *)b + le64(b + so + 16 * s);
+			const char *val = (const char *)b + le64(b + so + 16 * s + 8);
+
+			if (!strcmp(key, "triple"))
+				*triple = val;
+			else if (!strcmp(key, "arch"))
+				*arch = val;
+		}
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,95 @@
+/* liboffstub: stand-in registration entry points of libomptarget and of
+ * the CUDA and HIP runtimes, for checking offloading links on machines
+ * without a GPU (and building on machines without the runtimes).
+ *
+ * Each registration is checked (pointers, order, entry tables, names,
+ * images and their machine and arch) and, with OFFSTUB_LOG=<file>, one
+ * JSON line is appended to that file.  A malformed table is reported on
+ * stderr and the process exits with OFFSTUB_EXIT_MALFORMED.  No kernel
+ * runs: OpenMP target regions fall back to the host unless a real
+ * libomptarget comes after the stub (LD_PRELOAD), which then gets every
+ * call. */
+#ifndef OFFSTUB_H
+#define OFFSTUB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#define OFFSTUB_EXIT_MALFORMED 3
+#define STUB_NO_DEVICE 100 /* cudaErrorNoDevice, hipErrorNoDevice */
+
+/* Note STUB_NO_DEVICE as the thread's last CUDA/HIP error and return it. */
+int stub_no_device(void);
+
+/* A JSON record under construction (open_memstream). */
+struct record {
+	FILE *f;
+	char *text;
+	size_t len;
+	int nimages, nentries;
+};
+
+void record_open(struct record *r, const char *runtime);
+void record_image(struct record *r, const void *start, size_t size,
+		  const char *container_kind, const char *declared_arch,
+		  const char *declared_triple);
+void record_entry(struct record *r, const char *name, uint64_t size,
+		  uint32_t flags, const char *kind, int ext, int constant);
+/* Close the record and append it to $OFFSTUB_LOG (if set). */
+void record_write(struct record *r);
+
+/* A launch of a registered kernel: {"runtime", "launch", "grid", "block"}. */
+void record_launch(const char *runtime, const char *name, const unsigned grid[3],
+		   const unsigned block[3]);
+
+/* Write the records of CUDA/HIP registrations still open.  HIP has no
+ * "end of registration" call, so this runs at the program's first
+ * runtime call after its constructors (and at exit), so that a program
+ * that then crashes has still logged what it registered. */
+void stub_write_pending(void);
+
+/* Report a malformed registration and exit. */
+void stub_fail(const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* name must be a NUL-terminated string of printable bytes. */
+void check_name(const char *what, const char *name);
+
+/* The ELF machine's architecture name for an image: "sm_90" (cubin),
+ * "gfx90a" (AMDGPU), "" for CPUs; NULL if the bytes are not ELF.  Fails
+ * on an ELF whose machine contradicts the declared triple or arch. */
+const char *image_arch(const void *start, size_t size, const char *declared_triple,
+		       const char *declared_arch, unsigned *machine, unsigned *flags);
+
+/* The triple and arch of the offload binary an image sits in (as LLVM's
+ * and offlink's registration code embed them), if it is found just
+ * before the image in the same loaded segment. */
+int enclosing_binary(const void *start, size_t size, const char **triple,
+		     const char **arch);
+
+/* The definition of `name` after this library's in the lookup order (the
+ * real runtime's, when the stub is preloaded), or NULL. */
+void *stub_next_symbol(const char *name);
+
+/* Declares next_<name>(), the real runtime's <name> or NULL, looked up
+ * once. */
+#define STUB_NEXT(ret, name, params)                                 \
+	typedef ret(*name##_fn) params;                              \
+	static name##_fn next_##name(void)                           \
+	{                                                            \
+		static name##_fn fn;                                 \
+		static int looked;                                   \
+		if (!looked) {                                       \
+			void *p = stub_next_symbol(#name);           \
+			memcpy(&fn, &p, sizeof(fn));                 \
+			looked = 1;                                  \
+		}                                                    \
+		return fn;                                           \
+	}
+
+/* Escape s as a JSON string into f. */
+void json_string(FILE *f, const char *s);
+
+#endif

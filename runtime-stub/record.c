@@ -1,0 +1,160 @@
+/* Building and writing the JSON log records, and failing loudly. */
+#include "offstub.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void stub_fail(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "offstub: malformed %s: ", what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	_exit(OFFSTUB_EXIT_MALFORMED);
+}
+
+void check_name(const char *what, const char *name)
+{
+	size_t i;
+
+	if (!name)
+		stub_fail(what, "a null name");
+	for (i = 0; i < 4096 && name[i]; i++)
+		if ((unsigned char)name[i] < 0x20 || (unsigned char)name[i] >= 0x7f)
+			stub_fail(what, "name with byte 0x%02x at %zu", (unsigned char)name[i], i);
+	if (i == 0 || i == 4096)
+		stub_fail(what, "%s name", i ? "unterminated" : "empty");
+}
+
+void record_open(struct record *r, const char *runtime)
+{
+	memset(r, 0, sizeof(*r));
+	r->f = open_memstream(&r->text, &r->len);
+	if (!r->f)
+		return;
+	fputs("{\"runtime\": ", r->f);
+	json_string(r->f, runtime);
+	fputs(", \"pid\": ", r->f);
+	fprintf(r->f, "%ld", (long)getpid());
+	fputs(", \"images\": [", r->f);
+}
+
+void record_image(struct record *r, const void *start, size_t size,
+		  const char *container_kind, const char *declared_arch,
+		  const char *declared_triple)
+{
+	unsigned machine = 0, flags = 0;
+	const char *arch = image_arch(start, size, declared_triple, declared_arch,
+				      &machine, &flags);
+
+	if (!r->f)
+		return;
+	fprintf(r->f, "%s{\"size\": %zu, \"container\": ", r->nimages++ ? ", " : "", size);
+	json_string(r->f, container_kind);
+	if (arch)
+		fprintf(r->f, ", \"elf_machine\": %u, \"elf_flags\": \"0x%x\", \"arch\": ",
+			machine, flags);
+	else
+		fputs(", \"elf_machine\": null, \"arch\": ", r->f);
+	json_string(r->f, arch ? arch : (declared_arch ? declared_arch : ""));
+	fputs(", \"triple\": ", r->f);
+	json_string(r->f, declared_triple ? declared_triple : "");
+	fputc('}', r->f);
+}
+
+void record_entry(struct record *r, const char *name, uint64_t size,
+		  uint32_t flags, const char *kind, int ext, int constant)
+{
+	if (!r->f)
+		return;
+	if (r->nentries++ == 0)
+		fputs("], \"entries\": [", r->f);
+	else
+		fputs(", ", r->f);
+	fputs("{\"name\": ", r->f);
+	json_string(r->f, name);
+	fprintf(r->f, ", \"size\": %llu, \"flags\": %u, \"kind\": ",
+		(unsigned long long)size, flags);
+	json_string(r->f, kind);
+	if (ext >= 0)
+		fprintf(r->f, ", \"extern\": %d, \"constant\": %d", ext, constant);
+	fputc('}', r->f);
+}
+
+void *stub_next_symbol(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* One write of the whole line with O_APPEND: lines of concurrent
+ * processes (and threads) do not interleave. */
+static void append_line(const char *text, size_t len)
+{
+	const char *path = getenv("OFFSTUB_LOG");
+	int fd;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		fprintf(stderr, "offstub: cannot write the log %s\n", path);
+	if (fd >= 0)
+		close(fd);
+}
+
+void record_write(struct record *r)
+{
+	if (!r->f)
+		return;
+	if (r->nentries == 0)
+		fputs("], \"entries\": [", r->f);
+	fputs("]}\n", r->f);
+	fclose(r->f);
+	r->f = NULL;
+	append_line(r->text, r->len);
+	free(r->text);
+	r->text = NULL;
+}
+
+void record_launch(const char *runtime, const char *name, const unsigned grid[3],
+		   const unsigned block[3])
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;
+	fputs("{\"runtime\": ", f);
+	json_string(f, runtime);
+	fprintf(f, ", \"pid\": %ld, \"launch\": ", (long)getpid());
+	json_string(f, name);
+	fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u]}\n", grid[0], grid[1],
+		grid[2], block[0], block[1], block[2]);
+	fclose(f);
+	append_line(text, len);
+	free(text);
+}
