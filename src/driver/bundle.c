@@ -45,32 +45,15 @@ static int cuda_version(const char *fatbinary)
 	return major < 0 ? -1 : major * 10 + minor;
 }
 
-static char *find_fatbinary(struct ol_link *l)
-{
-	const char *env = getenv("CUDA_PATH");
-	const char *dirs[] = { l->opt.cuda_path, env && *env ? env : NULL, "/usr/local/cuda" };
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		char *found;
-
-		if (!dirs[i])
-			continue;
-		found = ol_find_in_dir(ol_arena_printf(&l->arena, "%s/bin", dirs[i]), "fatbinary");
-		if (found)
-			return found;
-	}
-	return ol_find_in_path("fatbinary");
-}
-
 static enum ol_err plan_fatbinary(struct ol_link *l, struct ol_wrapper *w)
 {
-	char *tool = find_fatbinary(l);
+	char searched[512];
+	char *tool = ol_find_cuda_tool(l, "fatbinary", searched, sizeof(searched));
 	struct ol_cmd *c;
 	int version;
 
 	if (!tool && !l->opt.dry_run) {
-		ol_link_errorf(l, "CUDA registration: cannot find fatbinary (searched --cuda-path, "
-				  "$CUDA_PATH, /usr/local/cuda/bin, PATH)");
+		ol_link_errorf(l, "CUDA registration: cannot find fatbinary (searched %s)", searched);
 		return OL_E_UNSUPPORTED;
 	}
 	version = tool ? cuda_version(tool) : -1;

@@ -35,32 +35,6 @@ static char *clang_dir(const struct ol_link *l)
 	return strdup(real);
 }
 
-/* A CUDA tool; what was searched goes into *searched for the message. */
-static char *find_cuda_tool(struct ol_link *l, const char *name, char *searched,
-			    size_t len)
-{
-	const char *env = getenv("CUDA_PATH");
-	const char *dirs[3] = { l->opt.cuda_path, env && *env ? env : NULL,
-				"/usr/local/cuda" };
-	char *found = NULL;
-
-	for (size_t i = 0; i < 3 && !found; i++) {
-		char *bin;
-
-		if (!dirs[i])
-			continue;
-		bin = ol_arena_printf(&l->arena, "%s/bin", dirs[i]);
-		found = ol_find_in_dir(bin, name);
-	}
-	if (!found)
-		found = ol_find_in_path(name);
-	snprintf(searched, len, "--cuda-path%s%s, $CUDA_PATH%s%s, /usr/local/cuda/bin, PATH",
-		 l->opt.cuda_path ? " " : " (not given)",
-		 l->opt.cuda_path ? l->opt.cuda_path : "", env && *env ? " " : " (unset)",
-		 env && *env ? env : "");
-	return found;
-}
-
 /* The tool's path, or (for --dry-run) its bare name, or an error. */
 static enum ol_err need_tool(struct ol_link *l, const struct ol_group *g,
 			     char *found, const char *name, const char *searched,
@@ -191,9 +165,9 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 			       ol_group_label(l, g), g->arch);
 		return OL_E_UNSUPPORTED;
 	}
-	if (need_tool(l, g, find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
+	if (need_tool(l, g, ol_find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
 		      "ptxas", searched, &ptxas) ||
-	    need_tool(l, g, find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
+	    need_tool(l, g, ol_find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
 		      "nvlink", searched, &nvlink) ||
 	    (g->any_bitcode && !(helper = lto_helper(l, g))))
 		return OL_E_UNSUPPORTED;

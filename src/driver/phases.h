@@ -12,6 +12,11 @@ enum ol_err ol_select_archive_members(struct ol_link *l);
 enum ol_err ol_group_images(struct ol_link *l);
 /* Locate clang and the other tools the groups need. */
 enum ol_err ol_find_tools(struct ol_link *l);
+
+/* A CUDA tool (ptxas, nvlink, fatbinary) from --cuda-path, $CUDA_PATH,
+ * /usr/local/cuda, then PATH, or NULL; where it was looked for goes into
+ * searched, for the error message. */
+char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, size_t len);
 /* Build, then run in parallel, each group's device link. */
 enum ol_err ol_plan_device_links(struct ol_link *l);
 enum ol_err ol_run_device_links(struct ol_link *l);

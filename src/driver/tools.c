@@ -3,10 +3,12 @@
  * clang (device links of CPU and AMD GPU targets, bitcode, the wrapper
  * compile): $OFFLINK_CLANG, else clang-19 or clang beside offlink (as
  * LLVM's tool looks beside itself), else clang-19 then clang on PATH.  The other tools
- * are found where each phase needs them (device_link_gpu.c, relocatable.c).
+ * are found where each phase needs them (device_link_gpu.c, bundle.c,
+ * relocatable.c); the CUDA tools all through ol_find_cuda_tool.
  * Under --dry-run a missing tool is printed by its bare name. */
 #include "driver/phases.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,4 +32,23 @@ enum ol_err ol_find_tools(struct ol_link *l)
 	ol_link_errorf(l, "cannot find clang for the device links: set OFFLINK_CLANG, "
 			  "or put clang beside offlink or clang-19 on PATH");
 	return OL_E_NOT_FOUND;
+}
+
+char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, size_t len)
+{
+	const char *env = getenv("CUDA_PATH");
+	const char *dirs[3] = { l->opt.cuda_path, env && *env ? env : NULL,
+				"/usr/local/cuda" };
+	char *found = NULL;
+
+	for (size_t i = 0; i < 3 && !found; i++)
+		if (dirs[i])
+			found = ol_find_in_dir(ol_arena_printf(&l->arena, "%s/bin", dirs[i]), name);
+	if (!found)
+		found = ol_find_in_path(name);
+	snprintf(searched, len, "--cuda-path%s%s, $CUDA_PATH%s%s, /usr/local/cuda/bin, PATH",
+		 l->opt.cuda_path ? " " : " (not given)",
+		 l->opt.cuda_path ? l->opt.cuda_path : "", env && *env ? " " : " (unset)",
+		 env && *env ? env : "");
+	return found;
 }

@@ -135,4 +135,16 @@ check "g++ link" g++ -o prog.r kernels.o cuda_main.o -L"$OFFLINK_BUILD/lib" -lof
 OFFSTUB_LOG=r.log ./prog.r >r.out 2>r.err || fail "prog.r exited with $?: $(head -c 500 r.err)"
 diff -u prog.out r.out || fail "the g++-linked program runs differently"
 stub_entries r.log | diff -u entries.txt - || fail "the g++-linked program registers other entries"
+# --cuda-path (which clang 19 does not pass on: -Wl, does) comes first,
+# and a device linker's failure passes through
+# naming the step: no output, no temporaries left.
+mkdir -p fake/bin
+printf '#!/bin/sh\necho "fake nvlink: $*" >&2\nexit 7\n' >fake/bin/nvlink
+chmod +x fake/bin/nvlink
+expect_status 1 clang-19 --offload-new-driver -fgpu-rdc -Wl,--cuda-path="$T/fake" "${OBJS[@]}" \
+	-B "$COMPAT" -o prog.fake -L"$OFFLINK_BUILD/lib" -loffstub
+contains "$T/stderr" "fake nvlink: -arch=sm_80"
+contains "$T/stderr" "device link cuda nvptx64-nvidia-cuda sm_80 (nvlink): nvlink exited with status 7"
+[ ! -e prog.fake ] || fail "a failed link left prog.fake"
+no_leftovers .
 echo "PASS: CUDA -fgpu-rdc, two kernel TUs, sm_80 + sm_90"
