@@ -46,6 +46,11 @@ build/bin/offlink-binary -o "$seeds/v3.bin" --compress --image=file="$seeds/img.
 if command -v clang-19 >/dev/null; then
 	echo 'int x;' | clang-19 -x c -c - -o "$seeds/host.o" -Xclang -fembed-offload-object="$seeds/two.bin"
 	(cd "$seeds" && ar rcs lib.a host.o img.o)
+	# HIP objects: entry tables with managed variables and relocations.
+	clang-19 -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a \
+		-c tests/e2e/gpu/hip_k1.hip -o "$seeds/hip_k1.o"
+	clang-19 -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a \
+		-c tests/e2e/gpu/hip_main.hip -o "$seeds/hip_main.o"
 fi
 cp "$src"/tests/fuzz/regressions/* "$seeds/"
 for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle; do

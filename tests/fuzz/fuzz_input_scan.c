@@ -1,12 +1,16 @@
 /* libFuzzer target: everything offlink-binary reads before it decodes
  * offload binaries: ELF section tables (libelf), static archives
- * (libarchive) and the archive symbol index. */
+ * (libarchive) and the archive symbol index; and what offlink reads of
+ * an object's CUDA/HIP entry tables and their relocations (managed
+ * variables). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "extract/archive_reader.h"
+#include "extract/elf_file.h"
+#include "extract/offload_entries.h"
 #include "extract/offload_scan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,6 +37,15 @@ static enum ol_err on_symbol(void *ctx, const char *name, uint64_t off,
 	return OL_OK;
 }
 
+static enum ol_err on_managed(void *ctx, const char *section, const char *init,
+			      const char *pointer, struct ol_diag *d)
+{
+	(void)ctx;
+	(void)d;
+	sink += strlen(section) + strlen(init) + (pointer ? strlen(pointer) : 0);
+	return OL_OK;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The scanners take writable memory (libelf's interface); give them
@@ -48,6 +61,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ol_scan_offload("fuzz", NULL, p, size, OL_SCAN_STRICT, on_binary, NULL, &d);
 	if (ol_is_archive(p, size))
 		ol_archive_for_each_symbol(p, size, on_symbol, NULL, &has_index, &d);
+	ol_diag_clear(&d);
+	{
+		struct ol_elf e;
+
+		if (ol_elf_open(&e, p, size, &d) == OL_OK) {
+			ol_elf_managed_vars(&e, on_managed, NULL, &d);
+			ol_elf_close(&e);
+		}
+	}
 	free(p);
 	return 0;
 }
