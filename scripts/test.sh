@@ -55,7 +55,9 @@ fi
 cp "$src"/tests/fuzz/regressions/* "$seeds/"
 for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle; do
 	mkdir -p "build-fuzz/corpus-$f"
-	if ! build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -max_len=16384 -rss_limit_mb=2048 \
+	# -timeout: an input that runs 10 s is a hang, reported as a finding
+	# (libFuzzer's default waits 20 minutes, past max_total_time).
+	if ! build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -timeout=10 -max_len=16384 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix=build-fuzz/ "build-fuzz/corpus-$f" "$seeds" \
 		>"build-fuzz/$f.log" 2>&1; then
 		tail -40 "build-fuzz/$f.log"

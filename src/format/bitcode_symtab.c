@@ -136,14 +136,26 @@ static void read_record(struct bits *b, const struct abbrev *a, uint64_t *code,
 		if (!op->literal && op->enc == ENC_ARRAY) {
 			uint64_t n = read_vbr(b, 6);
 
+			const struct abbrev_op *elem;
+
 			if (i + 1 >= a->nops || a->ops[i + 1].enc == ENC_ARRAY ||
 			    a->ops[i + 1].enc == ENC_BLOB) {
 				b->bad = true;
 				return;
 			}
+			elem = &a->ops[++i];
+			/* Elements that take no bits (a literal, a 0-bit field)
+			 * need no reading; any other takes at least one bit, so
+			 * a count beyond the bits left is corrupt, not a loop of
+			 * 2^63 turns. */
+			if (elem->literal || (elem->enc == ENC_FIXED && elem->value == 0))
+				continue;
+			if (n > b->nbits - b->pos) {
+				b->bad = true;
+				return;
+			}
 			for (uint64_t k = 0; k < n && !b->bad; k++)
-				read_scalar(b, &a->ops[i + 1]);
-			i++;
+				read_scalar(b, elem);
 			continue;
 		}
 		if (!op->literal && op->enc == ENC_BLOB) {
