@@ -140,6 +140,7 @@ static enum ol_err resolve_items(struct ol_link *l)
 	bool whole = false, bstatic = false;
 	int group = -1;
 
+	/* + the device runtime a relocatable link may add */
 	l->inputs = calloc(l->nitems + l->opt.bitcode_libraries.n + 1,
 			   sizeof(*l->inputs));
 	if (!l->inputs)
@@ -477,6 +478,52 @@ static void add_bitcode_libraries(struct ol_link *l)
 	}
 }
 
+static bool is_gpu_triple(const char *t)
+{
+	return strncmp(t, "nvptx", 5) == 0 || strncmp(t, "amdgcn", 6) == 0;
+}
+
+/* A final link gets OpenMP's GPU device runtime from the -lomptarget.devicertl
+ * the clang driver adds; a relocatable (-r) link line has none, so GPU
+ * device code could not link (LLVM 19's -r fails so).  When OpenMP GPU
+ * code is linked with -r and no input is that library, it is taken from
+ * beside clang, for device code only: it is never given to the host
+ * linker (it is not in the items). */
+static void add_device_runtime_for_relocatable(struct ol_link *l)
+{
+	static const char lib[] = "libomptarget.devicertl.a";
+	bool gpu = false;
+	struct ol_input *in;
+
+	if (!l->opt.relocatable)
+		return;
+	for (size_t i = 0; i < l->nimages && !gpu; i++)
+		gpu = l->images[i].kind == OB_OFK_OPENMP && !l->images[i].final &&
+		      is_gpu_triple(l->images[i].triple);
+	for (size_t i = 0; i < l->ninputs && gpu; i++) {
+		const char *base = strrchr(l->inputs[i].path ? l->inputs[i].path : "", '/');
+
+		if (strcmp(base ? base + 1 : l->inputs[i].path ? l->inputs[i].path : "", lib) == 0)
+			return; /* given on the command line */
+	}
+	if (!gpu)
+		return;
+	in = &l->inputs[l->ninputs];
+	memset(in, 0, sizeof(*in));
+	in->group = -1;
+	in->path = ol_clang_library(l, lib);
+	if (!in->path) {
+		ol_link_warnf(l, "-r: OpenMP GPU code, but no %s beside clang: pass -l%s "
+				 "and its -L directory", lib, "omptarget.devicertl");
+		return;
+	}
+	open_input(l, in);
+	if (in->type == INPUT_MISSING)
+		return;
+	l->ninputs++;
+	scan_one(l, in);
+}
+
 enum ol_err ol_scan_inputs(struct ol_link *l)
 {
 	/* --override-image: the images are given, nothing is scanned. */
@@ -488,6 +535,7 @@ enum ol_err ol_scan_inputs(struct ol_link *l)
 	for (size_t i = 0; i < l->ninputs; i++)
 		if (l->inputs[i].type != INPUT_MISSING)
 			scan_one(l, &l->inputs[i]);
+	add_device_runtime_for_relocatable(l);
 	l->entries_section = l->new_entries ? "llvm_offload_entries"
 					    : "omp_offloading_entries";
 	return l->nerrors ? OL_E_REPORTED : OL_OK;

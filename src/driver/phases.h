@@ -13,6 +13,13 @@ enum ol_err ol_group_images(struct ol_link *l);
 /* Locate clang and the other tools the groups need. */
 enum ol_err ol_find_tools(struct ol_link *l);
 
+/* The clang offlink runs (found once, kept in l->clang), or NULL. */
+const char *ol_clang(struct ol_link *l);
+
+/* <clang's directory>/../lib/<file> if it exists: where LLVM installs its
+ * runtime libraries (libomptarget.devicertl.a).  In l's arena. */
+char *ol_clang_library(struct ol_link *l, const char *file);
+
 /* A CUDA tool (ptxas, nvlink, fatbinary) from --cuda-path, $CUDA_PATH,
  * /usr/local/cuda, then PATH, or NULL; where it was looked for goes into
  * searched, for the error message. */

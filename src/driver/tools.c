@@ -8,22 +8,42 @@
  * Under --dry-run a missing tool is printed by its bare name. */
 #include "driver/phases.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "os/findprog.h"
 
-enum ol_err ol_find_tools(struct ol_link *l)
+const char *ol_clang(struct ol_link *l)
 {
 	/* clang-19 first: a plain "clang" on PATH may be an older release that
 	 * cannot read LLVM 19 bitcode. */
 	static const char *const clangs[] = { "clang-19", "clang", NULL };
 
+	if (!l->clang)
+		l->clang = ol_find_tool(l->argv0, "OFFLINK_CLANG", clangs);
+	return l->clang;
+}
+
+char *ol_clang_library(struct ol_link *l, const char *file)
+{
+	char real[PATH_MAX], *slash, *path;
+
+	if (!ol_clang(l) || !realpath(l->clang, real) || !(slash = strrchr(real, '/')))
+		return NULL;
+	*slash = '\0';
+	path = ol_arena_printf(&l->arena, "%s/../lib/%s", real, file);
+	if (!path || !realpath(path, real))
+		return NULL;
+	return ol_arena_strdup(&l->arena, real);
+}
+
+enum ol_err ol_find_tools(struct ol_link *l)
+{
 	if (l->ngroups == 0)
 		return OL_OK;
-	l->clang = ol_find_tool(l->argv0, "OFFLINK_CLANG", clangs);
-	if (l->clang)
+	if (ol_clang(l))
 		return OL_OK;
 	if (l->opt.dry_run) {
 		l->clang = strdup("clang");

@@ -11,7 +11,9 @@
 #    as in offlink's, because the runtime compiled on its own keeps its
 #    printf path, which needs the GPU libc Debian does not ship.
 # Each program registers, under the stub, one gfx90a code object with the
-# source's entries, as LLVM's link of the same object does.
+# source's entries, as LLVM's link of the same object does.  A library
+# pre-linked with -r for gfx90a (which LLVM 19 cannot do: the -r line
+# lacks the device runtime) links with plain gcc and registers.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
@@ -63,4 +65,6 @@ done
 # The object link hands ld.lld the object as it is.
 grep 'ld.lld' object.verbose | grep -q 'gfx90a\.0\.o$' || fail "the object was not linked alone, as an object"
 grep 'ld.lld' lto.verbose | grep -q 'gfx90a\.0\.bc' || fail "the bitcode was not linked through LTO"
-echo "PASS: OpenMP amdgcn gfx90a, object and LTO"
+need gcc
+prelink_and_gcc gfx90a
+echo "PASS: OpenMP amdgcn gfx90a, object and LTO, -r"

@@ -6,6 +6,8 @@
 # runtime stub, preloaded, logs the registration: two cubins whose ELF
 # flags say sm_80 and sm_90, and the x86_64 image, with the entries the
 # source declares.  LLVM's link of the same object registers the same.
+# A library pre-linked with -r for sm_90 links with plain gcc and
+# registers its cubin.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
@@ -69,4 +71,6 @@ OFFSTUB_LOG=stub.log LD_LIBRARY_PATH=$STUBDIR ./prog.stub >stub.out 2>stub.err |
 	fail "prog.stub exited with $?: $(head -c 500 stub.err)"
 contains stub.out "initial=1 sum=36 n=4950"
 stub_images stub.log | diff -u images.txt - || fail "the stub-linked program registers other images"
-echo "PASS: OpenMP nvptx64 sm_80 + sm_90 + x86_64"
+need gcc
+prelink_and_gcc sm_90 "${CUDA_FLAGS[@]}"
+echo "PASS: OpenMP nvptx64 sm_80 + sm_90 + x86_64, -r"

@@ -32,3 +32,25 @@ expect_text() {
 	cat >"$1.want"
 	diff -u "$1.want" "$1" >&2 || fail "$1 is not what the sources declare"
 }
+
+# prelink_and_gcc ARCH [CLANG FLAGS...]: pre-link omp_lib.c for ARCH with
+# -r (no -lomptarget.devicertl on that line: offlink finds the device
+# runtime), link it into omp_lib_main.c with plain gcc, run it under the
+# preloaded stub; the log must show one ARCH image and the kernel.
+prelink_and_gcc() {
+	local arch=$1
+	shift
+	check "compile omp_lib.c ($arch)" clang-19 -fopenmp --offload-arch="$arch" -nogpulib "$@" \
+		-c "$GPU_SRC/omp_lib.c" -o lib_$arch.o
+	clang-19 -fopenmp --offload-arch="$arch" "$@" --offload-link -r -B "$COMPAT" lib_$arch.o \
+		-o pre_$arch.o 2>pre_$arch.err || fail "-r link for $arch: $(grep -v warning pre_$arch.err | tail -5)"
+	check "gcc link ($arch)" gcc "$GPU_SRC/omp_lib_main.c" pre_$arch.o -o lib_$arch \
+		-L/usr/lib/llvm-19/lib -lomptarget -lomp
+	OFFSTUB_LOG=lib_$arch.log LD_PRELOAD=$STUB ./lib_$arch >lib_$arch.out 2>lib_$arch.err ||
+		fail "lib_$arch exited with $?: $(head -c 300 lib_$arch.err)"
+	contains lib_$arch.out "a=3,6,9,12"
+	[ "$(stub_images lib_$arch.log | awk '{print $3}')" = "$arch" ] ||
+		fail "pre-linked $arch library registers: $(stub_images lib_$arch.log)"
+	stub_entries lib_$arch.log | grep -qE '^openmp kernel __omp_offloading_[0-9a-f_]+lib_scale_l[0-9]+ 0$' ||
+		fail "pre-linked $arch library registers no lib_scale kernel: $(stub_entries lib_$arch.log)"
+}
