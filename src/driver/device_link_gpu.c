@@ -12,28 +12,12 @@
  * bitcode through lld's own LTO. */
 #include "driver/device_link.h"
 
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/target_id.h"
 #include "os/findprog.h"
-
-/* "<dir>" of the clang we use, resolved: clang-19's helpers live there. */
-static char *clang_dir(const struct ol_link *l)
-{
-	char real[PATH_MAX];
-	char *slash;
-
-	if (!l->clang || !realpath(l->clang, real))
-		return NULL;
-	slash = strrchr(real, '/');
-	if (!slash)
-		return NULL;
-	*slash = '\0';
-	return strdup(real);
-}
 
 /* The tool's path, or (for --dry-run) its bare name, or an error. */
 static enum ol_err need_tool(struct ol_link *l, const struct ol_group *g,
@@ -58,10 +42,9 @@ static const char *lto_helper(struct ol_link *l, const struct ol_group *g)
 {
 	static const char *const names[] = { "clang-nvlink-wrapper-19",
 					     "clang-nvlink-wrapper", NULL };
-	char *dir = clang_dir(l), *found = ol_find_in_dir(dir, "clang-nvlink-wrapper");
+	char *found = ol_find_in_dir(ol_clang_dir(l), "clang-nvlink-wrapper");
 	const char *tool = NULL;
 
-	free(dir);
 	if (!found)
 		found = ol_find_tool(l->argv0, "OFFLINK_NVLINK_LTO", names);
 	if (need_tool(l, g, found, "clang-nvlink-wrapper",
@@ -211,10 +194,9 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 static const char *find_lld(struct ol_link *l, const struct ol_group *g)
 {
 	static const char *const names[] = { "ld.lld-19", "ld.lld", NULL };
-	char *dir = clang_dir(l), *found = ol_find_in_dir(dir, "ld.lld");
+	char *found = ol_find_in_dir(ol_clang_dir(l), "ld.lld");
 	const char *tool = NULL;
 
-	free(dir);
 	if (!found)
 		found = ol_find_tool(l->argv0, "OFFLINK_LLD", names);
 	if (need_tool(l, g, found, "ld.lld", "beside clang, $OFFLINK_LLD, PATH (lld-19)", &tool))

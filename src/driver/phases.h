@@ -16,6 +16,10 @@ enum ol_err ol_find_tools(struct ol_link *l);
 /* The clang offlink runs (found once, kept in l->clang), or NULL. */
 const char *ol_clang(struct ol_link *l);
 
+/* The directory of the clang offlink runs, symlinks resolved: LLVM's
+ * helpers (ld.lld, clang-nvlink-wrapper) are there.  In l's arena. */
+const char *ol_clang_dir(struct ol_link *l);
+
 /* <clang's directory>/../lib/<file> if it exists: where LLVM installs its
  * runtime libraries (libomptarget.devicertl.a).  In l's arena. */
 char *ol_clang_library(struct ol_link *l, const char *file);

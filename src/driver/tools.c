@@ -26,14 +26,24 @@ const char *ol_clang(struct ol_link *l)
 	return l->clang;
 }
 
-char *ol_clang_library(struct ol_link *l, const char *file)
+const char *ol_clang_dir(struct ol_link *l)
 {
-	char real[PATH_MAX], *slash, *path;
+	char real[PATH_MAX], *slash;
 
 	if (!ol_clang(l) || !realpath(l->clang, real) || !(slash = strrchr(real, '/')))
 		return NULL;
 	*slash = '\0';
-	path = ol_arena_printf(&l->arena, "%s/../lib/%s", real, file);
+	return ol_arena_strdup(&l->arena, real);
+}
+
+char *ol_clang_library(struct ol_link *l, const char *file)
+{
+	const char *dir = ol_clang_dir(l);
+	char real[PATH_MAX], *path;
+
+	if (!dir)
+		return NULL;
+	path = ol_arena_printf(&l->arena, "%s/../lib/%s", dir, file);
 	if (!path || !realpath(path, real))
 		return NULL;
 	return ol_arena_strdup(&l->arena, real);
