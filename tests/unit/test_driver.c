@@ -1,6 +1,7 @@
 /* Unit tests of the driver's pure logic: command-line parsing (what is
  * consumed, what reaches the host linker and in which order), target IDs
- * and grouping, the string map, and the generated OpenMP source. */
+ * and grouping, the string map, the generated OpenMP and CUDA/HIP
+ * sources, and where CUDA tools are looked for. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/strmap.h"
 #include "driver/device_link.h"
@@ -242,6 +245,95 @@ static void openmp_source_has_the_tables(void **state)
 	ol_buf_free(&out);
 }
 
+static void cuda_sources_register_everything(void **state)
+{
+	struct wrap_managed m[] = { { "mv.managed", "mv" } };
+	struct wrap_cuda_hip cuda = { false, "prog", "/t/cuda.fatbin", "Fatbinary of: sm_90",
+				      false, m, 1 };
+	struct wrap_cuda_hip hip = { true, "prog", "/t/hip.hipfb", "Bundle", true, NULL, 0 };
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+	const char *s;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(wrap_cuda_hip_source(&cuda, &out, &d), OL_OK);
+	s = (const char *)out.data;
+	assert_non_null(strstr(s, ".nv_fatbin"));
+	assert_non_null(strstr(s, "section(\".nvFatBinSegment\")"));
+	assert_non_null(strstr(s, "0x466243b1, 1, __offlink_cuda_fatbin, 0"));
+	assert_non_null(strstr(s, "__start_cuda_offloading_entries"));
+	assert_non_null(strstr(s, "__cudaRegisterFunction(h, e->addr, e->name, e->name, -1"));
+	assert_non_null(strstr(s, "__cudaRegisterVar(h, e->addr, e->name, e->name, ext, e->size, constant, 0)"));
+	/* LLVM 19 entries: the managed pointer comes from the table. */
+	assert_non_null(strstr(s, "__asm__(\"mv.managed\")"));
+	assert_non_null(strstr(s, "if (ext || !cuda_managed_pointer(e->addr))"));
+	assert_non_null(strstr(s, "__cudaRegisterFatBinaryEnd(cuda_handle)"));
+	assert_non_null(strstr(s, "atexit(cuda_unregister)"));
+	ol_buf_free(&out);
+
+	assert_int_equal(wrap_cuda_hip_source(&hip, &out, &d), OL_OK);
+	s = (const char *)out.data;
+	assert_non_null(strstr(s, ".hip_fatbin"));
+	assert_non_null(strstr(s, "0x48495046, 1, __offlink_hip_fatbin, 0"));
+	/* LLVM 20+ entries: one section for every kind, Kind 3 or 4 is HIP,
+	 * and the managed pointer is AuxAddr. */
+	assert_non_null(strstr(s, "__start_llvm_offload_entries"));
+	assert_non_null(strstr(s, "(e->Kind == 3 || e->Kind == 4)"));
+	assert_non_null(strstr(s, "__hipRegisterManagedVar(h, (void **)e->AuxAddr"));
+	assert_non_null(strstr(s, "__hipRegisterSurface"));
+	assert_non_null(strstr(s, "__hipRegisterTexture"));
+	assert_null(strstr(s, "RegisterFatBinaryEnd"));
+	ol_buf_free(&out);
+}
+
+static void cuda_tools_are_searched_in_order(void **state)
+{
+	struct ol_link l;
+	char dir[] = "/tmp/offlink-unit-XXXXXX", bin[64], tool[96], searched[512];
+	char *found;
+	FILE *f;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	assert_non_null(mkdtemp(dir));
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	snprintf(tool, sizeof(tool), "%s/offlink-unit-tool", bin);
+	assert_int_equal(mkdir(bin, 0755), 0);
+	f = fopen(tool, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(chmod(tool, 0755), 0);
+
+	/* --cuda-path first, before $CUDA_PATH. */
+	l.opt.cuda_path = dir;
+	setenv("CUDA_PATH", "/nonexistent/cuda", 1);
+	found = ol_find_cuda_tool(&l, "offlink-unit-tool", searched, sizeof(searched));
+	assert_non_null(found);
+	assert_string_equal(found, tool);
+	free(found);
+	/* $CUDA_PATH when --cuda-path has nothing. */
+	l.opt.cuda_path = "/nonexistent/given";
+	setenv("CUDA_PATH", dir, 1);
+	found = ol_find_cuda_tool(&l, "offlink-unit-tool", searched, sizeof(searched));
+	assert_non_null(found);
+	free(found);
+	/* Missing: the message lists every place. */
+	setenv("CUDA_PATH", "/nonexistent/env", 1);
+	assert_null(ol_find_cuda_tool(&l, "offlink-no-such-tool", searched, sizeof(searched)));
+	assert_string_equal(searched, "--cuda-path /nonexistent/given, $CUDA_PATH /nonexistent/env, "
+				      "/usr/local/cuda/bin, PATH");
+	unsetenv("CUDA_PATH");
+	l.opt.cuda_path = NULL;
+	assert_null(ol_find_cuda_tool(&l, "offlink-no-such-tool", searched, sizeof(searched)));
+	assert_string_equal(searched, "--cuda-path (not given), $CUDA_PATH (unset), "
+				      "/usr/local/cuda/bin, PATH");
+	unlink(tool);
+	rmdir(bin);
+	rmdir(dir);
+	ol_arena_free(&l.arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +345,8 @@ int main(void)
 		cmocka_unit_test(target_ids),
 		cmocka_unit_test(strmap_put_get_grow),
 		cmocka_unit_test(openmp_source_has_the_tables),
+		cmocka_unit_test(cuda_sources_register_everything),
+		cmocka_unit_test(cuda_tools_are_searched_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
