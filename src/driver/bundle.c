@@ -26,8 +26,9 @@
 #include "wrap/wrapper.h"
 
 /* "release X.Y" in `fatbinary --version`, as X*10+Y; -1 if unknown. */
-static int cuda_version(const char *fatbinary)
+static int cuda_version(const struct ol_link *l, const char *fatbinary)
 {
+	struct ol_run_opts o = l->run;
 	struct ol_cmd c = { .step = (char *)"probe fatbinary" };
 	struct ol_buf out = { 0 };
 	struct ol_diag d;
@@ -37,7 +38,7 @@ static int cuda_version(const char *fatbinary)
 	ol_diag_clear(&d);
 	ol_strvec_push(&c.argv, fatbinary);
 	ol_strvec_push(&c.argv, "--version");
-	if (ol_run_capture(&c, &out, &d) == OL_OK && out.data &&
+	if (ol_run_capture(&c, &o, &out, &d) == OL_OK && out.data &&
 	    (r = strstr((char *)out.data, "release ")) != NULL)
 		sscanf(r + 8, "%d.%d", &major, &minor);
 	ol_strvec_free(&c.argv);
@@ -56,7 +57,7 @@ static enum ol_err plan_fatbinary(struct ol_link *l, struct ol_wrapper *w)
 		ol_link_errorf(l, "CUDA registration: cannot find fatbinary (searched %s)", searched);
 		return OL_E_UNSUPPORTED;
 	}
-	version = tool ? cuda_version(tool) : -1;
+	version = tool ? cuda_version(l, tool) : -1;
 	c = ol_wrapper_add_step(l, w, tool ? tool : "fatbinary", "fatbinary for");
 	free(tool);
 	if (!c)

@@ -163,8 +163,8 @@ enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 	return ol_check_status(c, *status, d);
 }
 
-enum ol_err ol_run_capture(const struct ol_cmd *c, struct ol_buf *out,
-			   struct ol_diag *d)
+enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
+			   struct ol_buf *out, struct ol_diag *d)
 {
 	posix_spawn_file_actions_t fa;
 	int fds[2], status;
@@ -173,6 +173,8 @@ enum ol_err ol_run_capture(const struct ol_cmd *c, struct ol_buf *out,
 	char chunk[4096];
 	ssize_t n;
 
+	if (o && (o->verbose || o->dry_run))
+		print_cmd(c, o);
 	if (pipe2(fds, O_CLOEXEC) < 0)
 		return ol_diag_errno(d, errno, "pipe", NULL);
 	posix_spawn_file_actions_init(&fa);

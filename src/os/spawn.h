@@ -50,9 +50,10 @@ enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 		   int *status, struct ol_diag *d);
 
 /* Run c and capture its standard output (stderr passes through), for
- * probes such as `fatbinary --version`.  Runs even under dry-run. */
-enum ol_err ol_run_capture(const struct ol_cmd *c, struct ol_buf *out,
-			   struct ol_diag *d);
+ * probes such as `fatbinary --version`.  Runs even under dry-run (a probe
+ * changes nothing); printed under verbose and dry-run like any command. */
+enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
+			   struct ol_buf *out, struct ol_diag *d);
 
 /* Exit code for a failed child: its own status if it exited, else 1. */
 int ol_status_exit_code(int status);

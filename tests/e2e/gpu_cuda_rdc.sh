@@ -72,6 +72,15 @@ cuda _Z4fillPf 3x2x1 32x1x1
 cuda _Z5resetPl 1x1x1 1x1x1
 TXT
 
+# --dry-run: the plan and every command, the version probe included, and
+# nothing written.
+check "dry run" clang-19 "${LINK[@]}" -B "$COMPAT" -o prog.dry -Wl,--dry-run 2>dry.txt
+contains dry.txt "fatbinary --version"
+contains dry.txt "cuda nvptx64-nvidia-cuda sm_90: 3 images"
+contains dry.txt "nvlink -arch=sm_80 -o"
+contains dry.txt "--create /tmp/offlink-XXXXXX/cuda.fatbin --image3=kind=elf,sm=80"
+[ ! -e prog.dry ] || fail "--dry-run wrote prog.dry"
+
 # The wrapper struct: magic 0x466243b1, version 1.
 objcopy -O binary --only-section=.nvFatBinSegment prog segment.bin
 [ "$(od -An -tx4 -N8 segment.bin | tr -s ' ')" = " 466243b1 00000001" ] ||
