@@ -36,6 +36,7 @@ static const char help_text[] =
 	"  --opt-level=O<n>         optimisation of device links (O0-O3, Os, Oz; default O2)\n"
 	"  --wrapper-jobs=<n>       device links run in parallel (default: CPUs)\n"
 	"  --dry-run                print the plan and every command, run nothing\n"
+	"                           (but the fatbinary version probe)\n"
 	"  --wrapper-verbose, -v    print the plan and each command as it runs\n"
 	"  --save-temps             keep intermediate files, named after the output\n"
 	"  --print-wrapped-module   print the generated registration source\n"
