@@ -43,6 +43,17 @@ void ol_print_plan(struct ol_link *l)
 				img->origin, img->why);
 		}
 	}
+	for (size_t i = 0; i < l->nwrappers; i++) {
+		const struct ol_wrapper *w = &l->wrappers[i];
+		const char *container = w->kind == OB_OFK_CUDA ? "a fatbinary (NVIDIA's fatbinary)"
+					: w->kind == OB_OFK_HIP ? "an offload bundle (written by offlink)"
+								: "offload binaries";
+
+		fprintf(stderr, "offlink:   %s registration: %zu image%s in %s%s%s\n",
+			ob_offload_kind_name(w->kind), w->ngroups, w->ngroups == 1 ? "" : "s",
+			container, w->bundle_path ? " -> " : "",
+			w->bundle_path ? w->bundle_path : "");
+	}
 	for (size_t i = 0; i < l->nimages; i++)
 		skipped += relevant(l, &l->images[i]);
 	if (skipped)

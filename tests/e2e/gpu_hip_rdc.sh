@@ -27,6 +27,7 @@ LINK=(--offload-new-driver -fgpu-rdc --hip-link hip_k1.o hip_k2.o hip_main.o)
 clang-19 "${LINK[@]}" -B "$COMPAT" -o prog -L"$STUBDIR" -Wl,-rpath,"$STUBDIR" \
 	-Wl,--save-temps -Wl,--wrapper-verbose 2>verbose.txt || fail "offlink link: $(tail -5 verbose.txt)"
 grep -q 'warning' verbose.txt && fail "the link warned: $(grep warning verbose.txt)"
+contains verbose.txt "hip registration: 2 images in an offload bundle (written by offlink)"
 readelf -d prog | grep -q 'NEEDED.*\[libamdhip64.so.6\]' || fail "prog does not ask for libamdhip64.so.6"
 
 OFFSTUB_LOG=prog.log ./prog >prog.out 2>prog.err || fail "prog exited with $?: $(head -c 500 prog.err)"
