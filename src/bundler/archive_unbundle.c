@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/arena.h"
+#include "common/grow.h"
 #include "format/target_id.h"
 #include "extract/archive_reader.h"
 #include "extract/archive_writer.h"
@@ -57,15 +58,11 @@ static char *member_name(struct ol_arena *a, const char *member,
 static enum ol_err add_to(struct target_archive *t, const char *name,
 			  const struct ol_bundle_entry *e, struct ol_diag *d)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 8;
-		struct ol_ar_out_member *m = realloc(t->m, cap * sizeof(*m));
+	struct ol_ar_out_member *m = ol_grow(t->m, t->n, &t->cap, sizeof(*m), 8);
 
-		if (!m)
-			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-		t->m = m;
-		t->cap = cap;
-	}
+	if (!m)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	t->m = m;
 	t->m[t->n++] = (struct ol_ar_out_member){ name, e->data, (size_t)e->size };
 	return OL_OK;
 }
@@ -92,17 +89,13 @@ static enum ol_err check_member(const struct unbundle_ctx *c, const char *member
 
 static struct loaded *keep(struct unbundle_ctx *c, struct ol_diag *d)
 {
-	if (c->nkept == c->capkept) {
-		size_t cap = c->capkept ? 2 * c->capkept : 16;
-		struct loaded *k = realloc(c->kept, cap * sizeof(*k));
+	struct loaded *k = ol_grow(c->kept, c->nkept, &c->capkept, sizeof(*k), 16);
 
-		if (!k) {
-			ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-			return NULL;
-		}
-		c->kept = k;
-		c->capkept = cap;
+	if (!k) {
+		ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		return NULL;
 	}
+	c->kept = k;
 	return &c->kept[c->nkept++];
 }
 

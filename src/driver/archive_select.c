@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"
@@ -132,15 +133,11 @@ static struct ol_member *member_at(struct ol_input *a, uint64_t header_offset)
 static enum ol_err index_add(struct index_ctx *c, const char *name,
 			    struct ol_member *m, struct ol_diag *d)
 {
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 256;
-		struct index_entry *e = realloc(c->entries, cap * sizeof(*e));
+	struct index_entry *e = ol_grow(c->entries, c->n, &c->cap, sizeof(*e), 256);
 
-		if (!e)
-			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-		c->entries = e;
-		c->cap = cap;
-	}
+	if (!e)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	c->entries = e;
 	c->entries[c->n++] = (struct index_entry){ name, m };
 	return OL_OK;
 }

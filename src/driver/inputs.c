@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/grow.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "extract/offload_entries.h"
@@ -180,15 +181,11 @@ static enum ol_err resolve_items(struct ol_link *l)
 static enum ol_err keep_binary(struct ol_link *l, struct ob_binary *b,
 			       struct ob_binary **kept)
 {
-	if (l->nbinaries == l->capbinaries) {
-		size_t cap = l->capbinaries ? 2 * l->capbinaries : 32;
-		struct ob_binary *n = realloc(l->binaries, cap * sizeof(*n));
+	struct ob_binary *n = ol_grow(l->binaries, l->nbinaries, &l->capbinaries, sizeof(*n), 32);
 
-		if (!n)
-			return OL_E_NOMEM;
-		l->binaries = n;
-		l->capbinaries = cap;
-	}
+	if (!n)
+		return OL_E_NOMEM;
+	l->binaries = n;
 	*kept = &l->binaries[l->nbinaries++];
 	**kept = *b;
 	memset(b, 0, sizeof(*b));
@@ -197,15 +194,11 @@ static enum ol_err keep_binary(struct ol_link *l, struct ob_binary *b,
 
 static struct ol_image *new_image(struct ol_link *l)
 {
-	if (l->nimages == l->capimages) {
-		size_t cap = l->capimages ? 2 * l->capimages : 32;
-		struct ol_image *n = realloc(l->images, cap * sizeof(*n));
+	struct ol_image *n = ol_grow(l->images, l->nimages, &l->capimages, sizeof(*n), 32);
 
-		if (!n)
-			return NULL;
-		l->images = n;
-		l->capimages = cap;
-	}
+	if (!n)
+		return NULL;
+	l->images = n;
 	memset(&l->images[l->nimages], 0, sizeof(l->images[0]));
 	return &l->images[l->nimages++];
 }
@@ -282,17 +275,11 @@ static enum ol_err on_managed(void *ctx, const char *section, const char *init,
 {
 	struct scan_ctx *sc = ctx;
 	struct ol_link *l = sc->l;
-	struct ol_managed *m;
+	struct ol_managed *m = ol_grow(l->managed, l->nmanaged, &l->capmanaged, sizeof(*m), 16);
 
-	if (l->nmanaged == l->capmanaged) {
-		size_t cap = l->capmanaged ? 2 * l->capmanaged : 16;
-		struct ol_managed *n = realloc(l->managed, cap * sizeof(*n));
-
-		if (!n)
-			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-		l->managed = n;
-		l->capmanaged = cap;
-	}
+	if (!m)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	l->managed = m;
 	m = &l->managed[l->nmanaged++];
 	m->kind = strncmp(section, "hip", 3) == 0 ? OB_OFK_HIP : OB_OFK_CUDA;
 	m->init_symbol = ol_arena_strdup(&l->arena, init);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/response_file.h"
 
 enum opt_id {
@@ -233,15 +234,11 @@ static enum ol_err add_item(struct parser *p, enum ol_item_kind kind,
 {
 	struct ol_link *l = p->l;
 
-	if (p->nitems == p->capitems) {
-		size_t cap = p->capitems ? 2 * p->capitems : 64;
-		struct ol_item *n = realloc(l->items, cap * sizeof(*n));
+	struct ol_item *n = ol_grow(l->items, p->nitems, &p->capitems, sizeof(*n), 64);
 
-		if (!n)
-			return ol_diag_set(p->d, OL_E_NOMEM, NULL, NULL);
-		l->items = n;
-		p->capitems = cap;
-	}
+	if (!n)
+		return ol_diag_set(p->d, OL_E_NOMEM, NULL, NULL);
+	l->items = n;
 	l->items[p->nitems].kind = kind;
 	l->items[p->nitems].value = value ? ol_arena_strdup(&l->arena, value) : NULL;
 	l->items[p->nitems].spelled = ol_arena_strdup(&l->arena, spelled);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "common/buf.h"
+#include "common/grow.h"
 #include "common/strvec.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"
@@ -63,18 +64,14 @@ static enum ol_err armap_add(void *ctx, const struct ol_elf_symbol *s,
 			     struct ol_diag *d)
 {
 	struct armap *m = ctx;
+	uint64_t *member_of;
 
 	if (!s->defined || s->type == STT_FILE || s->type == STT_SECTION)
 		return OL_OK;
-	if (m->names.n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 64;
-		uint64_t *p = realloc(m->member_of, cap * sizeof(*p));
-
-		if (!p)
-			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-		m->member_of = p;
-		m->cap = cap;
-	}
+	member_of = ol_grow(m->member_of, m->names.n, &m->cap, sizeof(*member_of), 64);
+	if (!member_of)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	m->member_of = member_of;
 	m->member_of[m->names.n] = m->member;
 	if (ol_strvec_push(&m->names, s->name))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);

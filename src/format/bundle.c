@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/le.h"
 
 static const struct {
@@ -197,15 +198,11 @@ static const uint8_t *find_marker(const uint8_t *p, size_t len, size_t from,
 static enum ol_err add_text_entry(struct ol_bundle *out, size_t *cap,
 				  const struct ol_bundle_entry *e, struct ol_diag *d)
 {
-	if (out->n == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 8;
-		struct ol_bundle_entry *n = realloc(out->entries, ncap * sizeof(*n));
+	struct ol_bundle_entry *n = ol_grow(out->entries, out->n, cap, sizeof(*n), 8);
 
-		if (!n)
-			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-		out->entries = n;
-		*cap = ncap;
-	}
+	if (!n)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	out->entries = n;
 	out->entries[out->n++] = *e;
 	return OL_OK;
 }

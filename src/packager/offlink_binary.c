@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/arena.h"
+#include "common/grow.h"
 #include "common/json.h"
 #include "common/response_file.h"
 #include "common/version.h"
@@ -282,31 +283,20 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 {
 	struct collection *c = ctx;
 	struct ob_binary *kept;
+	struct ob_binary *bins = ol_grow(c->bins, c->nbins, &c->capbins, sizeof(*bins), 16);
 
-	if (c->nbins == c->capbins) {
-		size_t cap = c->capbins ? 2 * c->capbins : 16;
-		void *p = realloc(c->bins, cap * sizeof(*c->bins));
-
-		if (!p)
-			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-		c->bins = p;
-		c->capbins = cap;
-	}
+	if (!bins)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	c->bins = bins;
 	kept = &c->bins[c->nbins++];
 	*kept = *b;
 	memset(b, 0, sizeof(*b));
 	for (size_t i = 0; i < kept->nentries; i++) {
-		struct found_image *f;
+		struct found_image *f = ol_grow(c->imgs, c->nimgs, &c->capimgs, sizeof(*f), 16);
 
-		if (c->nimgs == c->capimgs) {
-			size_t cap = c->capimgs ? 2 * c->capimgs : 16;
-			void *p = realloc(c->imgs, cap * sizeof(*c->imgs));
-
-			if (!p)
-				return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-			c->imgs = p;
-			c->capimgs = cap;
-		}
+		if (!f)
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		c->imgs = f;
 		f = &c->imgs[c->nimgs++];
 		f->entry = &kept->entries[i];
 		f->input = c->input;

@@ -5,12 +5,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/arena.h"
 #include "common/buf.h"
 #include "common/diag.h"
 #include "common/error.h"
+#include "common/grow.h"
 #include "common/response_file.h"
 #include "common/strvec.h"
 
@@ -143,6 +145,32 @@ static void buf_appends(void **state)
 	ol_buf_free(&b);
 }
 
+static void grow_doubles_and_keeps_on_failure(void **state)
+{
+	int *v = NULL, *p;
+	size_t n = 0, cap = 0;
+
+	(void)state;
+	for (int i = 0; i < 100; i++) {
+		p = ol_grow(v, n, &cap, sizeof(*v), 4);
+		assert_non_null(p);
+		v = p;
+		v[n++] = i;
+		assert_true(cap >= n);
+	}
+	assert_int_equal(cap, 128); /* 4, 8, ..., 128 */
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(v[i], i);
+	/* Room left: the same array back. */
+	assert_ptr_equal(ol_grow(v, 100, &cap, sizeof(*v), 4), v);
+	/* A size that overflows fails and leaves the array and cap alone. */
+	n = cap;
+	assert_null(ol_grow(v, n, &cap, SIZE_MAX / 64, 4));
+	assert_int_equal(cap, 128);
+	assert_int_equal(v[99], 99);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +182,7 @@ int main(void)
 		cmocka_unit_test(response_file_missing_is_kept),
 		cmocka_unit_test(arena_is_aligned_and_zeroed),
 		cmocka_unit_test(buf_appends),
+		cmocka_unit_test(grow_doubles_and_keeps_on_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
