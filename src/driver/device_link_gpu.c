@@ -53,8 +53,9 @@ static const char *lto_helper(struct ol_link *l, const struct ol_group *g)
 	return tool;
 }
 
-/* ptxas accepts -O0..-O3. */
-static const char *ptxas_opt(const struct ol_link *l)
+/* The optimisation level as 0-3: what ptxas and the LTO drivers accept
+ * (-Os and -Oz mean 2 there). */
+static const char *opt_digit(const struct ol_link *l)
 {
 	const char *o = l->opt.opt_level;
 
@@ -84,7 +85,7 @@ static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
 	if (!c)
 		return NULL;
 	ol_strvec_push(&c->argv, "-m64");
-	ol_strvec_pushf(&c->argv, "-O%s", ptxas_opt(l));
+	ol_strvec_pushf(&c->argv, "-O%s", opt_digit(l));
 	ol_strvec_push(&c->argv, "--gpu-name");
 	ol_strvec_push(&c->argv, g->arch);
 	if (l->opt.device_debug)
@@ -96,6 +97,20 @@ static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
 	ol_strvec_push(&c->argv, out);
 	ol_strvec_push(&c->argv, in);
 	return c;
+}
+
+/* The LTO options both LTO drivers take, after their plugin-option
+ * prefix ("--plugin-opt=" for clang-nvlink-wrapper, "-plugin-opt=" for
+ * ld.lld): the level, -mllvm options, and --offload-opt options. */
+static void lto_options(const struct ol_link *l, struct ol_cmd *c, const char *plugin_opt)
+{
+	ol_strvec_pushf(&c->argv, "%sO%s", plugin_opt, opt_digit(l));
+	for (size_t i = 0; i < l->opt.mllvm.n; i++) {
+		ol_strvec_push(&c->argv, "-mllvm");
+		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
+	}
+	for (size_t i = 0; i < l->opt.offload_opt.n; i++)
+		ol_strvec_pushf(&c->argv, "%s%s", plugin_opt, l->opt.offload_opt.v[i]);
 }
 
 /* Bitcode of the group to PTX through clang-19's NVPTX LTO; the cubins
@@ -115,15 +130,9 @@ static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 		ol_strvec_push(&c->argv, feature);
 	}
 	ol_strvec_push(&c->argv, "--lto-emit-asm");
-	ol_strvec_pushf(&c->argv, "--plugin-opt=O%s", ptxas_opt(l));
+	lto_options(l, c, "--plugin-opt=");
 	if (l->opt.device_debug)
 		ol_strvec_push(&c->argv, "-g");
-	for (size_t i = 0; i < l->opt.mllvm.n; i++) {
-		ol_strvec_push(&c->argv, "-mllvm");
-		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
-	}
-	for (size_t i = 0; i < l->opt.offload_opt.n; i++)
-		ol_strvec_pushf(&c->argv, "--plugin-opt=%s", l->opt.offload_opt.v[i]);
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, ptx);
 	for (size_t i = 0; i < g->nimages; i++) {
@@ -232,13 +241,7 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	if (attrs.len)
 		ol_strvec_pushf(&c->argv, "-plugin-opt=-mattr=%s", (char *)attrs.data);
 	ol_buf_free(&attrs);
-	ol_strvec_pushf(&c->argv, "-plugin-opt=O%s", ptxas_opt(l));
-	for (size_t i = 0; i < l->opt.mllvm.n; i++) {
-		ol_strvec_push(&c->argv, "-mllvm");
-		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
-	}
-	for (size_t i = 0; i < l->opt.offload_opt.n; i++)
-		ol_strvec_pushf(&c->argv, "-plugin-opt=%s", l->opt.offload_opt.v[i]);
+	lto_options(l, c, "-plugin-opt=");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
 	for (size_t i = 0; i < g->nimages; i++)

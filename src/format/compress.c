@@ -92,6 +92,17 @@ static size_t next_chunk(uint64_t remaining)
 	return remaining < (1u << 20) ? (size_t)remaining : (1u << 20);
 }
 
+/* A stream that ended must have held exactly the declared size. */
+static enum ol_err check_size(uint64_t produced, uint64_t expect, struct ol_diag *d)
+{
+	if (produced != expect)
+		return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
+				   "stream holds %llu bytes, %llu declared",
+				   (unsigned long long)produced,
+				   (unsigned long long)expect);
+	return OL_OK;
+}
+
 static enum ol_err zstd_decompress(const uint8_t *src, size_t len,
 				   uint64_t expect, struct ol_buf *out,
 				   struct ol_diag *d)
@@ -134,12 +145,7 @@ static enum ol_err zstd_decompress(const uint8_t *src, size_t len,
 	if (rc != 0)
 		return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
 				   "zstd stream is truncated");
-	if (produced != expect)
-		return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
-				   "stream holds %llu bytes, %llu declared",
-				   (unsigned long long)produced,
-				   (unsigned long long)expect);
-	return OL_OK;
+	return check_size(produced, expect, d);
 }
 
 static enum ol_err zlib_decompress(const uint8_t *src, size_t len,
@@ -193,12 +199,7 @@ static enum ol_err zlib_decompress(const uint8_t *src, size_t len,
 		return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
 				   "%zu bytes after the end of the zlib stream",
 				   len - (size_t)(zs.next_in - src));
-	if (produced != expect)
-		return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
-				   "stream holds %llu bytes, %llu declared",
-				   (unsigned long long)produced,
-				   (unsigned long long)expect);
-	return OL_OK;
+	return check_size(produced, expect, d);
 }
 
 enum ol_err ol_decompress(enum ol_compression m, const uint8_t *src,

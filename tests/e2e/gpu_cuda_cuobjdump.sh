@@ -8,16 +8,11 @@
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-19
 need_cuda ptxas nvlink fatbinary cuobjdump nvdisasm
-GPU_SRC=$OFFLINK_SRC/tests/e2e/gpu
+. "$OFFLINK_SRC/tests/lib/stub.sh"
 
-CU=(-x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --cuda-path="$CUDA"
-    -Wno-unknown-cuda-version -Xclang -target-sdk-version=12.5 --offload-arch=sm_80,sm_90)
-for f in cuda_k1 cuda_k2 cuda_main; do
-	check "compile $f" clang-19 "${CU[@]}" -c "$GPU_SRC/$f.cu" -o $f.o
-done
-check "compile cuda_managed.c" clang-19 -c "$GPU_SRC/cuda_managed.c" -o cuda_managed.o
+compile_cuda_program
 check "offlink link" clang-19 --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" -B "$COMPAT" \
-	cuda_k1.o cuda_k2.o cuda_main.o cuda_managed.o -o prog -L"$OFFLINK_BUILD/lib" -loffstub
+	"${CUDA_OBJS[@]}" -o prog -L"$OFFLINK_BUILD/lib" -loffstub
 
 KERNELS=(_Z5scalePii _Z4fillPf _Z5resetPl)
 "$CUDA/bin/cuobjdump" --list-elf prog >elfs.txt || fail "cuobjdump cannot list the program's cubins"

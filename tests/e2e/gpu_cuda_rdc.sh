@@ -22,16 +22,8 @@ need clang-19 readelf objcopy od
 need_cuda ptxas nvlink fatbinary
 [ -e "$CUDA/lib64/libcudart.so.13" ] || skip "NVIDIA's libcudart.so.13 not found in $CUDA/lib64"
 
-# clang 19 cannot parse CUDA 13's headers (-nocudainc, see cuda_decls.h)
-# and calls it a newer version than it knows; -target-sdk-version makes it
-# use the launch API of CUDA >= 9.2.
-CU=(-x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --cuda-path="$CUDA"
-    -Wno-unknown-cuda-version -Xclang -target-sdk-version=12.5 --offload-arch=sm_80,sm_90)
-for f in cuda_k1 cuda_k2 cuda_main; do
-	check "compile $f" clang-19 "${CU[@]}" -c "$GPU_SRC/$f.cu" -o $f.o
-done
-check "compile cuda_managed.c" clang-19 -c "$GPU_SRC/cuda_managed.c" -o cuda_managed.o
-OBJS=(cuda_k1.o cuda_k2.o cuda_main.o cuda_managed.o)
+compile_cuda_program
+OBJS=("${CUDA_OBJS[@]}")
 LINK=(--offload-new-driver -fgpu-rdc --cuda-path="$CUDA" "${OBJS[@]}")
 
 clang-19 "${LINK[@]}" -B "$COMPAT" -o prog -L"$OFFLINK_BUILD/lib" -loffstub \

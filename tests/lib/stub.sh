@@ -54,3 +54,18 @@ prelink_and_gcc() {
 	stub_entries lib_$arch.log | grep -qE '^openmp kernel __omp_offloading_[0-9a-f_]+lib_scale_l[0-9]+ 0$' ||
 		fail "pre-linked $arch library registers no lib_scale kernel: $(stub_entries lib_$arch.log)"
 }
+
+# compile_cuda_program: the CUDA test program (cuda_k1.cu, cuda_k2.cu,
+# cuda_main.cu for sm_80 and sm_90, and cuda_managed.c) into
+# ${CUDA_OBJS[@]}.  clang 19 cannot parse CUDA 13's headers (-nocudainc,
+# see cuda_decls.h) and calls it a newer version than it knows;
+# -target-sdk-version makes it use the launch API of CUDA >= 9.2.
+compile_cuda_program() {
+	local cu=(-x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --cuda-path="$CUDA"
+		  -Wno-unknown-cuda-version -Xclang -target-sdk-version=12.5 --offload-arch=sm_80,sm_90)
+	for f in cuda_k1 cuda_k2 cuda_main; do
+		check "compile $f" clang-19 "${cu[@]}" -c "$GPU_SRC/$f.cu" -o $f.o
+	done
+	check "compile cuda_managed.c" clang-19 -c "$GPU_SRC/cuda_managed.c" -o cuda_managed.o
+	CUDA_OBJS=(cuda_k1.o cuda_k2.o cuda_main.o cuda_managed.o)
+}
