@@ -176,6 +176,14 @@ static bool linked(const struct ol_managed *m)
 	return !m->member || m->member->loaded;
 }
 
+/* "x.o" or "lib.a(x.o)", escaped, for messages. */
+static const char *managed_origin(struct ol_link *l, const struct ol_managed *m)
+{
+	return ol_link_quote(l, m->member ? ol_arena_printf(&l->arena, "%s(%s)",
+							    m->input->path, m->member->name)
+					  : m->input->path);
+}
+
 static enum ol_err managed_vars(struct ol_link *l, struct ol_wrapper *w,
 				struct wrap_managed **out, size_t *n)
 {
@@ -190,8 +198,15 @@ static enum ol_err managed_vars(struct ol_link *l, struct ol_wrapper *w,
 			continue;
 		if (!m->pointer_symbol) {
 			ol_link_warnf(l, "%s: managed variable %s cannot be registered: "
-					 "its pointer is not a global symbol", m->input->path,
-				      m->init_symbol);
+					 "its pointer is not a global symbol", managed_origin(l, m),
+				      ol_link_quote(l, m->init_symbol));
+			continue;
+		}
+		if (!wrap_symbol_allowed(m->init_symbol) ||
+		    !wrap_symbol_allowed(m->pointer_symbol)) {
+			ol_link_errorf(l, "%s: managed variable %s: a symbol name the "
+					  "registration code cannot reference", managed_origin(l, m),
+				       ol_link_quote(l, m->init_symbol));
 			continue;
 		}
 		(*out)[(*n)++] = (struct wrap_managed){ m->init_symbol, m->pointer_symbol };
@@ -217,9 +232,10 @@ enum ol_err ol_bundle_source(struct ol_link *l, struct ol_wrapper *w,
 		for (size_t i = 0; i < w->ngroups; i++)
 			ol_buf_printf(&contents, " %s", w->groups[i]->arch);
 	}
-	if (managed_vars(l, w, &managed, &wc.nmanaged)) {
+	if (managed_vars(l, w, &managed, &wc.nmanaged) || l->nerrors) {
 		ol_buf_free(&contents);
-		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		free(managed);
+		return l->nerrors ? OL_E_REPORTED : ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
 	wc.hip = w->kind == OB_OFK_HIP;
 	wc.output = l->output;

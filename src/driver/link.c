@@ -3,7 +3,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "common/escape.h"
 
 void ol_link_error(struct ol_link *l, const struct ol_diag *d)
 {
@@ -36,6 +39,15 @@ void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+const char *ol_link_quote(struct ol_link *l, const char *text)
+{
+	char *e = ol_escape_dup(text);
+	const char *s = e ? ol_arena_strdup(&l->arena, e) : NULL;
+
+	free(e);
+	return s ? s : "?";
 }
 
 char *ol_link_safe_name(struct ol_link *l, const char *text)

@@ -204,6 +204,10 @@ void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
  * --save-temps. */
 char *ol_link_temp_path(struct ol_link *l, const char *suffix);
 
+/* Text from an input (a triple, an arch, a member or symbol name) made
+ * safe to print: common/escape.h's rendering, in l's arena. */
+const char *ol_link_quote(struct ol_link *l, const char *text);
+
 /* A file-name-safe rendering of text (':' and other odd bytes become '_'). */
 char *ol_link_safe_name(struct ol_link *l, const char *text);
 

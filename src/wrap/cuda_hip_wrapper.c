@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/escape.h"
 #include "common/version.h"
 
 struct names {
@@ -36,6 +37,12 @@ static const struct names hip = {
 		if (ol_buf_printf(out, __VA_ARGS__)) \
 			return OL_E_NOMEM;        \
 	} while (0)
+/* Text from outside, escaped (common/escape.h). */
+#define E(s)                                      \
+	do {                                      \
+		if (ol_escape_str(out, s))        \
+			return OL_E_NOMEM;        \
+	} while (0)
 
 static enum ol_err entry_type(const struct wrap_cuda_hip *w, const char *sect,
 			      struct ol_buf *out)
@@ -57,7 +64,7 @@ static enum ol_err entry_type(const struct wrap_cuda_hip *w, const char *sect,
 	  "\t__attribute__((visibility(\"hidden\")));\n"
 	  "extern const struct __tgt_offload_entry __stop_%s[]\n"
 	  "\t__attribute__((visibility(\"hidden\")));\n"
-	  "static const char __dummy_%s[0]\n"
+	  "static const char __offlink_dummy_%s[0]\n"
 	  "\t__attribute__((section(\"%s\"), used, aligned(8)));\n\n", sect, sect, sect, sect);
 	return OL_OK;
 }
@@ -94,14 +101,12 @@ static enum ol_err runtime_decls(const struct names *n, struct ol_buf *out)
 static enum ol_err managed_table(const struct wrap_cuda_hip *w,
 				 const struct names *n, struct ol_buf *out)
 {
-	P("static void **%s_managed_pointer(const void *init)\n{\n", n->lower);
+	P("static void **__offlink_%s_managed_pointer(const void *init)\n{\n", n->lower);
 	for (size_t i = 0; i < w->nmanaged; i++) {
 		P("\textern char __offlink_init_%zu[] __asm__(\"", i);
-		if (wrap_c_string(out, w->managed[i].init_symbol))
-			return OL_E_NOMEM;
+		E(w->managed[i].init_symbol);
 		P("\");\n\textern void *__offlink_ptr_%zu __asm__(\"", i);
-		if (wrap_c_string(out, w->managed[i].pointer_symbol))
-			return OL_E_NOMEM;
+		E(w->managed[i].pointer_symbol);
 		P("\");\n");
 	}
 	for (size_t i = 0; i < w->nmanaged; i++)
@@ -126,7 +131,7 @@ static enum ol_err managed_call(const struct names *n, const struct fields *f,
 	if (f->aux)
 		snprintf(ptr, sizeof(ptr), "(void **)%s", f->aux);
 	else
-		snprintf(ptr, sizeof(ptr), "%s_managed_pointer(%s)", n->lower, f->addr);
+		snprintf(ptr, sizeof(ptr), "__offlink_%s_managed_pointer(%s)", n->lower, f->addr);
 	/* An extern declaration's entry is left to the defining object's
 	 * (a second registration would allocate a second copy); a managed
 	 * variable whose pointer is unknown is not registered rather than
@@ -137,7 +142,7 @@ static enum ol_err managed_call(const struct names *n, const struct fields *f,
 		  ptr, f->addr, f->name, f->size);
 	else /* data is the alignment; LLVM 19 leaves it 0, so derive one */
 		P("\t\t\t__hipRegisterManagedVar(h, %s, %s, %s, %s,\n"
-		  "\t\t\t\t%s ? (unsigned)%s : natural_align(%s));\n",
+		  "\t\t\t\t%s ? (unsigned)%s : __offlink_natural_align(%s));\n",
 		  ptr, f->addr, f->name, f->size, f->data, f->data, f->size);
 	return OL_OK;
 }
@@ -150,15 +155,15 @@ static enum ol_err globals_function(const struct wrap_cuda_hip *w,
 
 	if (n == &hip)
 		P("/* A power of two that divides the size, at most 16. */\n"
-		  "static unsigned natural_align(__SIZE_TYPE__ size)\n{\n"
+		  "static unsigned __offlink_natural_align(__SIZE_TYPE__ size)\n{\n"
 		  "\tunsigned a = 16;\n\n\twhile (a > 1 && size %% a)\n\t\ta /= 2;\n\treturn a;\n}\n\n");
-	P("static void %s_register_globals(void **h)\n{\n", n->lower);
+	P("static void __offlink___offlink_%s_register_globals(void **h)\n{\n", n->lower);
 	P("\tfor (const struct __tgt_offload_entry *e = __start_%s; e != __stop_%s; ++e) {\n",
 	  sect, sect);
 	P("\t\tint type = %s & 7, ext = (%s >> 3) & 1, constant = (%s >> 4) & 1;\n",
 	  f->flags, f->flags, f->flags);
 	if (w->new_entries)
-		P("\n\t\tif (e->Reserved != 0 || !%s)\n\t\t\tcontinue;\n", n->new_kinds);
+		P("\n\t\tif (e->Reserved != 0 || !(%s))\n\t\t\tcontinue;\n", n->new_kinds);
 	P("\t\tif (%s == 0) {\n", f->size);
 	P("\t\t\t%sRegisterFunction(h, %s, %s, %s, -1, 0, 0, 0, 0, 0);\n",
 	  n->prefix, f->addr, f->name, f->name);
@@ -183,19 +188,19 @@ static enum ol_err globals_function(const struct wrap_cuda_hip *w,
 
 static enum ol_err constructor(const struct names *n, struct ol_buf *out)
 {
-	P("static void **%s_handle;\n\n", n->lower);
+	P("static void **__offlink_%s_handle;\n\n", n->lower);
 	P("__attribute__((section(\".text.startup\")))\n"
-	  "static void %s_unregister(void)\n{\n\t%sUnregisterFatBinary(%s_handle);\n}\n\n",
+	  "static void __offlink_%s_unregister(void)\n{\n\t%sUnregisterFatBinary(__offlink_%s_handle);\n}\n\n",
 	  n->lower, n->prefix, n->lower);
 	P("/* Priority 101, as LLVM's wrapper. */\n"
 	  "__attribute__((constructor(101), section(\".text.startup\")))\n"
-	  "static void %s_register(void)\n{\n"
-	  "\t%s_handle = %sRegisterFatBinary(&%s_fatbin_wrapper);\n"
-	  "\t%s_register_globals(%s_handle);\n",
+	  "static void __offlink_%s_register(void)\n{\n"
+	  "\t__offlink_%s_handle = %sRegisterFatBinary(&__offlink_%s_fatbin_wrapper);\n"
+	  "\t__offlink___offlink_%s_register_globals(__offlink_%s_handle);\n",
 	  n->lower, n->lower, n->prefix, n->lower, n->lower, n->lower);
 	if (n == &cuda)
-		P("\t__cudaRegisterFatBinaryEnd(%s_handle);\n", n->lower);
-	P("\tatexit(%s_unregister);\n}\n", n->lower);
+		P("\t__cudaRegisterFatBinaryEnd(__offlink_%s_handle);\n", n->lower);
+	P("\tatexit(__offlink_%s_unregister);\n}\n", n->lower);
 	return OL_OK;
 }
 
@@ -213,10 +218,28 @@ static enum ol_err embed(const struct wrap_cuda_hip *w, const struct names *n,
 	P("struct __offlink_fatbin_wrapper {\n"
 	  "\t__INT32_TYPE__ magic;\n\t__INT32_TYPE__ version;\n"
 	  "\tconst void *data;\n\tvoid *unused;\n};\n\n");
-	P("static const struct __offlink_fatbin_wrapper %s_fatbin_wrapper\n"
+	P("static const struct __offlink_fatbin_wrapper __offlink_%s_fatbin_wrapper\n"
 	  "\t__attribute__((section(\"%s\"), aligned(8), used)) = {\n"
 	  "\t0x%08x, 1, %s, 0,\n};\n\n", n->lower, n->wrapper_section, n->magic, sym);
 	return OL_OK;
+}
+
+/* The header comment; the output path and the container's description
+ * come from outside and are escaped. */
+static enum ol_err header_comment(const struct wrap_cuda_hip *w, const char *sect,
+				  struct ol_buf *out)
+{
+	P("/* %s registration for ", w->hip ? "HIP" : "CUDA");
+	E(w->output);
+	P(", generated by offlink %s.\n *\n * ", OFFLINK_VERSION);
+	E(w->contents);
+	P("\n * Entries: the %s section.\n */\n\n", sect);
+	return OL_OK;
+}
+
+bool wrap_symbol_allowed(const char *name)
+{
+	return name[0] != '\0' && name[0] != '\1' && strncmp(name, "__offlink_", 10) != 0;
 }
 
 enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *out,
@@ -226,11 +249,15 @@ enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *o
 	const char *sect = w->new_entries ? "llvm_offload_entries" : n->entries;
 	enum ol_err rc = OL_OK;
 
-	if (ol_buf_printf(out, "/* %s registration for %s, generated by offlink %s.\n"
-			  " *\n * %s\n * Entries: the %s section.\n */\n\n",
-			  w->hip ? "HIP" : "CUDA", w->output, OFFLINK_VERSION,
-			  w->contents, sect))
-		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	for (size_t i = 0; i < w->nmanaged; i++) {
+		const struct wrap_managed *m = &w->managed[i];
+
+		if (!wrap_symbol_allowed(m->init_symbol) || !wrap_symbol_allowed(m->pointer_symbol))
+			return ol_diag_set(d, OL_E_BAD_FIELD, "symbol name",
+					   "managed variable %zu: a name offlink cannot reference", i);
+	}
+
+	rc |= header_comment(w, sect, out);
 	rc |= entry_type(w, sect, out);
 	rc |= embed(w, n, out);
 	rc |= runtime_decls(n, out);

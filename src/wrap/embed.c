@@ -3,47 +3,36 @@
 #include <stdio.h>
 #include <string.h>
 
-enum ol_err wrap_c_string(struct ol_buf *out, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+#include "common/escape.h"
 
-		if (c == '\\' || c == '"') {
-			if (ol_buf_printf(out, "\\%c", c))
-				return OL_E_NOMEM;
-		} else if (c < 0x20 || c >= 0x7f) {
-			if (ol_buf_printf(out, "\\%03o", c))
-				return OL_E_NOMEM;
-		} else if (ol_buf_append(out, &c, 1)) {
-			return OL_E_NOMEM;
-		}
-	}
-	return OL_OK;
-}
-
-/* One line of the asm block as a C string literal: "\t<text>\n", or
- * "<text>\n" for a label. */
+/* One line of an asm block as a C string literal: "\t<text>\n", or
+ * "<text>\n" for a label.  The text is offlink's own (directives, symbol
+ * and section names it chose); the only bytes from outside in it are
+ * ol_escape's output (the .incbin path), whose backslashes are quoted
+ * here like any other, so the assembler receives that escaped path. */
 static enum ol_err asm_line(struct ol_buf *out, bool indent, const char *text)
 {
-	if (ol_buf_puts(out, indent ? "\t\"\\t" : "\t\"") ||
-	    wrap_c_string(out, text) || ol_buf_puts(out, "\\n\"\n"))
+	enum ol_err rc = ol_buf_puts(out, indent ? "\t\"\\t" : "\t\"");
+
+	for (const char *p = text; *p && !rc; p++) {
+		if (*p == '\\' || *p == '"')
+			rc = ol_buf_printf(out, "\\%c", *p);
+		else
+			rc = ol_buf_append(out, p, 1);
+	}
+	if (rc || ol_buf_puts(out, "\\n\"\n"))
 		return OL_E_NOMEM;
 	return OL_OK;
 }
 
-/* .incbin "<path>", the path escaped for the assembler's string. */
+/* .incbin "<path>": the path escaped into an assembler string. */
 static enum ol_err incbin_line(struct ol_buf *out, const char *path)
 {
 	struct ol_buf line = { 0 };
 	enum ol_err rc = OL_OK;
 
 	rc |= ol_buf_puts(&line, ".incbin \"");
-	for (const char *p = path; *p && !rc; p++) {
-		if (*p == '\\' || *p == '"')
-			rc |= ol_buf_printf(&line, "\\%c", *p);
-		else
-			rc |= ol_buf_append(&line, p, 1);
-	}
+	rc |= ol_escape_str(&line, path);
 	rc |= ol_buf_puts(&line, "\"");
 	if (!rc)
 		rc = asm_line(out, true, (const char *)line.data);

@@ -42,6 +42,13 @@ struct wrap_managed {
 	const char *pointer_symbol; /* "x": where the runtime puts the pointer */
 };
 
+/* Whether a symbol name from an input may be referenced by the generated
+ * code: not empty, not starting with byte 1 (which clang takes as "no
+ * prefix" in an asm label), and not in offlink's own namespace
+ * "__offlink_", so it can never name one of the registration code's own
+ * symbols. */
+bool wrap_symbol_allowed(const char *name);
+
 struct wrap_cuda_hip {
 	bool hip;                 /* HIP, else CUDA */
 	const char *output;
@@ -68,8 +75,5 @@ enum ol_err wrap_emit_blob(struct ol_buf *out, const char *sym,
 			   const char *section, unsigned align,
 			   const uint8_t *prefix, size_t nprefix,
 			   const char *path, uint64_t pad);
-
-/* Append s as the body of a C string literal (no quotes). */
-enum ol_err wrap_c_string(struct ol_buf *out, const char *s);
 
 #endif

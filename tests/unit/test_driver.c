@@ -235,8 +235,9 @@ static void openmp_source_has_the_tables(void **state)
 	s = (const char *)out.data;
 	assert_non_null(strstr(s, "__start_omp_offloading_entries[]"));
 	assert_non_null(strstr(s, ".pushsection .llvm.offloading,\\\"a\\\",%0x6fff4c0b"));
-	/* The path's quotes are escaped for the assembler, then for C. */
-	assert_non_null(strstr(s, ".incbin \\\"/tmp/a \\\\\\\"b\\\\\\\".img\\\""));
+	/* The path's quotes are escaped for the assembler (octal, by
+	 * ol_escape), then the escape's backslash for C. */
+	assert_non_null(strstr(s, ".incbin \\\"/tmp/a \\\\042b\\\\042.img\\\""));
 	assert_non_null(strstr(s, "constructor(101)"));
 	assert_non_null(strstr(s, "__tgt_register_lib(&__offlink_omp_descriptor)"));
 	assert_non_null(strstr(s, "atexit(__offlink_omp_unregister)"));
@@ -267,9 +268,9 @@ static void cuda_sources_register_everything(void **state)
 	assert_non_null(strstr(s, "__cudaRegisterVar(h, e->addr, e->name, e->name, ext, e->size, constant, 0)"));
 	/* LLVM 19 entries: the managed pointer comes from the table. */
 	assert_non_null(strstr(s, "__asm__(\"mv.managed\")"));
-	assert_non_null(strstr(s, "if (ext || !cuda_managed_pointer(e->addr))"));
-	assert_non_null(strstr(s, "__cudaRegisterFatBinaryEnd(cuda_handle)"));
-	assert_non_null(strstr(s, "atexit(cuda_unregister)"));
+	assert_non_null(strstr(s, "if (ext || !__offlink_cuda_managed_pointer(e->addr))"));
+	assert_non_null(strstr(s, "__cudaRegisterFatBinaryEnd(__offlink_cuda_handle)"));
+	assert_non_null(strstr(s, "atexit(__offlink_cuda_unregister)"));
 	ol_buf_free(&out);
 
 	assert_int_equal(wrap_cuda_hip_source(&hip, &out, &d), OL_OK);

@@ -1,0 +1,39 @@
+/* The one rendering of untrusted text.
+ *
+ * Triples, archs, archive member names, symbol names and paths come from
+ * files offlink did not write.  Wherever such text is put into something
+ * that is read again by a program -- a C comment or string literal of the
+ * generated registration source, an assembler string inside it, a message
+ * on the user's terminal -- it goes through ol_escape, which keeps a small
+ * set of harmless bytes and writes every other byte as a three-digit octal
+ * escape "\ooo".  The result:
+ *   - cannot end a C comment or start one ('*' is escaped), cannot splice
+ *     lines ('\' only appears as the start of an escape, never at a line
+ *     end), cannot form a trigraph ('?' is escaped), holds no newline;
+ *   - is a C string literal body and an assembler (gas and LLVM MC) string
+ *     body that stand for exactly the original bytes;
+ *   - escaped again, is a C string literal whose value is the assembler
+ *     string (asm blocks inside generated C);
+ *   - prints as plain ASCII: no terminal control sequences. */
+#ifndef OFFLINK_COMMON_ESCAPE_H
+#define OFFLINK_COMMON_ESCAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/buf.h"
+
+/* True for the bytes ol_escape copies unchanged. */
+bool ol_escape_keeps(unsigned char c);
+
+/* Append the escaped rendering of the n bytes at s to out. */
+enum ol_err ol_escape(struct ol_buf *out, const char *s, size_t n);
+
+/* Append the escaped rendering of the NUL-terminated string s. */
+enum ol_err ol_escape_str(struct ol_buf *out, const char *s);
+
+/* The escaped rendering of s as a new string (malloc'd), or NULL when
+ * memory runs out. */
+char *ol_escape_dup(const char *s);
+
+#endif
