@@ -53,12 +53,27 @@ if command -v clang-19 >/dev/null; then
 		-c tests/e2e/gpu/hip_main.hip -o "$seeds/hip_main.o"
 fi
 cp "$src"/tests/fuzz/regressions/* "$seeds/"
-for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle; do
+if [ -e "$seeds/hip_k1.o" ]; then
+	# The relocation that wrapped the bounds check (issue 9, item 2).
+	cp "$seeds/hip_k1.o" "$seeds/hip_reloc_wrap.o"
+	build/test-bin/elf_poke "$seeds/hip_reloc_wrap.o" rela-offset hip_offloading_entries 0xffffffffffffffe0
+	build/test-bin/elf_poke "$seeds/hip_reloc_wrap.o" section-offset hip_offloading_entries 0
+fi
+# The registration source generators get strings, not files (each run
+# compiles twice, so few, short seeds).
+wrap_seeds=$(mktemp -d)
+trap 'rm -rf "$seeds" "$wrap_seeds"' EXIT
+printf '\001\000a.out\000img\000c\000x86_64-pc-linux-gnu\000\000k.o' >"$wrap_seeds/plain"
+printf '\045\000d*/x\000d*\000*/\000nvptx64-*/\n#error\n/*\000sm_90\000lib.a(#1/x*/)\000v.managed\000v' >"$wrap_seeds/comment"
+for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries \
+	fuzz_wrapper_source; do
 	mkdir -p "build-fuzz/corpus-$f"
+	corpus=$seeds
+	[ $f = fuzz_wrapper_source ] && corpus=$wrap_seeds
 	# -timeout: an input that runs 10 s is a hang, reported as a finding
 	# (libFuzzer's default waits 20 minutes, past max_total_time).
 	if ! build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -timeout=10 -max_len=16384 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix=build-fuzz/ "build-fuzz/corpus-$f" "$seeds" \
+		-print_final_stats=1 -artifact_prefix=build-fuzz/ "build-fuzz/corpus-$f" "$corpus" \
 		>"build-fuzz/$f.log" 2>&1; then
 		tail -40 "build-fuzz/$f.log"
 		echo "FAIL: $f found a crash (input saved under build-fuzz/)" >&2

@@ -90,7 +90,8 @@ static enum ol_err member_slice(struct archive *a, struct archive_entry *e,
 		return archive_fail(a, "cannot read member", d);
 	if (rc == ARCHIVE_EOF || bsize != m->size || boff != 0 ||
 	    (const uint8_t *)block < p ||
-	    (const uint8_t *)block + bsize > p + len)
+	    (size_t)((const uint8_t *)block - p) > len ||
+	    bsize > len - (size_t)((const uint8_t *)block - p))
 		return ol_diag_set(d, OL_E_BAD_ARCHIVE, "ar_size",
 				   "member %s: %zu of its %zu bytes are present",
 				   archive_entry_pathname(e),

@@ -5,7 +5,7 @@
 
 #include "common/le.h"
 
-enum { ENTRY_SIZE = 32, FLAGS_AT = 24, MANAGED = 1, EXTERN = 8 };
+enum { ENTRY_SIZE = 32, WORD_SIZE = 8, FLAGS_AT = 24, MANAGED = 1, EXTERN = 8 };
 
 struct table {
 	size_t index;
@@ -88,8 +88,17 @@ static enum ol_err scan_relocations(struct ol_elf *e, Elf_Scn *rscn,
 
 		if (!gelf_getrela(rd, (int)i, &r))
 			return ol_diag_set(d, OL_E_BAD_ELF, NULL, "relocation %zu of %s", i, t->name);
-		if (r.r_offset % ENTRY_SIZE != 0 || r.r_offset + ENTRY_SIZE > t->size)
-			continue;
+		/* The relocated word, then (for an address field) its whole
+		 * entry must lie in the section.  Subtraction form: r_offset +
+		 * ENTRY_SIZE wraps for offsets near 2^64 and would pass. */
+		if (r.r_offset > t->size || WORD_SIZE > t->size - r.r_offset ||
+		    (r.r_offset % ENTRY_SIZE == 0 && ENTRY_SIZE > t->size - r.r_offset))
+			return ol_diag_set(d, OL_E_BAD_ELF, "r_offset",
+					   "relocation %zu of %s applies at offset 0x%llx, "
+					   "outside the section's %zu bytes", i, t->name,
+					   (unsigned long long)r.r_offset, t->size);
+		if (r.r_offset % ENTRY_SIZE != 0)
+			continue; /* not an entry's address field */
 		/* An extern declaration's entry: the defining object's entry
 		 * names the pointer, and registers the variable. */
 		flags = ol_le32(t->data + r.r_offset + FLAGS_AT);
