@@ -17,6 +17,7 @@
 #include "driver/phases.h"
 #include "os/cleanup.h"
 #include "os/outfile.h"
+#include "os/spawn.h"
 
 enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
 
@@ -309,8 +310,12 @@ int main(int argc, char **argv)
 	struct ol_link link;
 	int status;
 
+	/* A guarded start of a tool (os/spawn.c) becomes that tool here. */
+	ol_spawn_guard_main(argc, argv);
 	memset(&link, 0, sizeof(link));
 	ol_cleanup_init();
+	if (access("/proc/self/exe", X_OK) == 0)
+		ol_spawn_guard_enable("/proc/self/exe");
 	status = run(&link, argc, argv);
 	link_free(&link);
 	ol_cleanup_run();

@@ -18,24 +18,38 @@ struct tracked {
 /* See the header: the signal handler needs these, so they are global. */
 static struct tracked *paths;
 static size_t npaths, cap_paths;
-static pid_t children[256];
-static size_t nchildren;
+static pid_t *children;
+static size_t nchildren, cap_children;
 static bool installed;
+
+/* The signals that stop a link: the handler forwards each to every
+ * running tool, removes the temporaries and dies of the same signal. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NSTOP (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
 static void block(sigset_t *old)
 {
 	sigset_t set;
 
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaddset(&set, stop_signals[i]);
 	sigprocmask(SIG_BLOCK, &set, old);
 }
 
 static void unblock(const sigset_t *old)
 {
 	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+void ol_cleanup_block_signals(sigset_t *old)
+{
+	block(old);
+}
+
+void ol_cleanup_restore_signals(const sigset_t *old)
+{
+	unblock(old);
 }
 
 /* Empty a (flat) directory with async-signal-safe calls only: openat,
@@ -81,12 +95,106 @@ static void remove_tracked_fast(void)
 	}
 }
 
+/* ---- stopping a tool's whole process tree, from the signal handler ---- */
+
+/* "/proc/<pid>/task" without snprintf, which is not async-signal-safe. */
+static void task_dir(char *out, size_t len, pid_t pid)
+{
+	char digits[24];
+	size_t nd = 0, k = 0;
+	const char *a = "/proc/", *b = "/task";
+
+	do {
+		digits[nd++] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid > 0 && nd < sizeof(digits));
+	for (; *a && k + 1 < len; a++)
+		out[k++] = *a;
+	while (nd > 0 && k + 1 < len)
+		out[k++] = digits[--nd];
+	for (; *b && k + 1 < len; b++)
+		out[k++] = *b;
+	out[k] = '\0';
+}
+
+/* "<tid>/children", relative to the task directory. */
+static const char *child_list_name(const char *tid, char *out, size_t len)
+{
+	size_t k = 0;
+
+	for (; *tid && k + 1 < len; tid++)
+		out[k++] = *tid;
+	for (const char *s = "/children"; *s && k + 1 < len; s++)
+		out[k++] = *s;
+	out[k] = '\0';
+	return out;
+}
+
+/* Append the children of pid (every thread's /proc children list) to
+ * tree[*n..cap).  Only async-signal-safe calls: open, getdents64, read. */
+static void add_children(pid_t pid, pid_t *tree, size_t *n, size_t cap)
+{
+	char path[64], buf[4096];
+	long len;
+	int dir;
+
+	task_dir(path, sizeof(path), pid);
+	if ((dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	while ((len = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < len;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + off);
+			char name[300], list[4096];
+			ssize_t got;
+			int fd;
+
+			off += e->d_reclen;
+			if (e->d_name[0] < '0' || e->d_name[0] > '9')
+				continue;
+			if ((fd = openat(dir, child_list_name(e->d_name, name, sizeof(name)),
+					 O_RDONLY | O_CLOEXEC)) < 0)
+				continue;
+			got = read(fd, list, sizeof(list) - 1);
+			close(fd);
+			for (ssize_t i = 0; i < got && *n < cap;) {
+				pid_t c = 0;
+
+				while (i < got && (list[i] < '0' || list[i] > '9'))
+					i++;
+				while (i < got && list[i] >= '0' && list[i] <= '9')
+					c = c * 10 + (list[i++] - '0');
+				if (c > 0)
+					tree[(*n)++] = c;
+			}
+		}
+	}
+	close(dir);
+}
+
+/* Send sig to every tracked child and all their descendants: collect the
+ * tree first (a killed parent's children move to init and out of sight),
+ * then signal it. */
+static void signal_trees(int sig)
+{
+	static pid_t tree[4096];
+	size_t n = 0;
+
+	for (size_t i = 0; i < nchildren && n < sizeof(tree) / sizeof(tree[0]); i++)
+		tree[n++] = children[i];
+	for (size_t i = 0; i < n; i++)
+		add_children(tree[i], tree, &n, sizeof(tree) / sizeof(tree[0]));
+	for (size_t i = 0; i < n; i++)
+		kill(tree[i], sig);
+}
+
 static void on_signal(int sig)
 {
-	/* Each child leads its own process group (spawn.c), so this stops
-	 * the tools it started too, such as clang's own linker. */
-	for (size_t i = 0; i < nchildren; i++)
-		kill(-children[i], SIGTERM);
+	/* Children share offlink's process group (spawn.c): a signal sent to
+	 * the group has reached them already; one sent to offlink alone is
+	 * passed on here, to each tool and what it started (clang's linker).
+	 * Should offlink die without running this (SIGKILL), the tools'
+	 * parent-death signal stops them. */
+	signal_trees(sig);
 	remove_tracked_fast();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -94,7 +202,7 @@ static void on_signal(int sig)
 
 enum ol_err ol_cleanup_init(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	const int *sigs = stop_signals;
 	struct sigaction sa;
 
 	if (installed)
@@ -102,7 +210,7 @@ enum ol_err ol_cleanup_init(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (size_t i = 0; i < NSTOP; i++) {
 		struct sigaction old;
 
 		/* Respect an inherited "ignore" (nohup). */
@@ -110,7 +218,7 @@ enum ol_err ol_cleanup_init(void)
 			continue;
 		sigaddset(&sa.sa_mask, sigs[i]);
 	}
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+	for (size_t i = 0; i < NSTOP; i++) {
 		struct sigaction old;
 
 		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
@@ -176,14 +284,27 @@ void ol_cleanup_forget(const char *path)
 	unblock(&old);
 }
 
-void ol_cleanup_add_child(pid_t pid)
+enum ol_err ol_cleanup_add_child(pid_t pid)
 {
 	sigset_t old;
+	enum ol_err rc = OL_OK;
 
 	block(&old);
-	if (nchildren < sizeof(children) / sizeof(children[0]))
+	if (nchildren == cap_children) {
+		size_t cap = cap_children ? cap_children * 2 : 16;
+		pid_t *p = realloc(children, cap * sizeof(*p));
+
+		if (p) {
+			children = p;
+			cap_children = cap;
+		}
+	}
+	if (nchildren < cap_children)
 		children[nchildren++] = pid;
+	else
+		rc = OL_E_NOMEM;
 	unblock(&old);
+	return rc;
 }
 
 void ol_cleanup_forget_child(pid_t pid)

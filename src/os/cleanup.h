@@ -1,5 +1,6 @@
 /* The temp registry: files, directories and child processes to clean up
- * when offlink exits, fails, or is stopped by SIGINT, SIGTERM or SIGHUP.
+ * when offlink exits, fails, or is stopped by SIGINT, SIGTERM, SIGHUP or
+ * SIGQUIT.
  *
  * This is the one piece of process-wide mutable state in offlink, because
  * a signal handler can reach nothing else.  Updates block those signals,
@@ -7,6 +8,7 @@
 #ifndef OFFLINK_OS_CLEANUP_H
 #define OFFLINK_OS_CLEANUP_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "common/error.h"
@@ -19,8 +21,11 @@ enum ol_err ol_cleanup_add_file(const char *path);
 enum ol_err ol_cleanup_add_dir(const char *path);
 /* Stop tracking path (it was renamed into place or removed already). */
 void ol_cleanup_forget(const char *path);
-/* Track a running child, which is sent SIGTERM if offlink is stopped. */
-void ol_cleanup_add_child(pid_t pid);
+/* Block the stop signals (around a spawn and its registration); restore. */
+void ol_cleanup_block_signals(sigset_t *old);
+void ol_cleanup_restore_signals(const sigset_t *old);
+/* Track a running child, which is sent the signal that stops offlink. */
+enum ol_err ol_cleanup_add_child(pid_t pid);
 void ol_cleanup_forget_child(pid_t pid);
 /* Remove every tracked file and directory now (reverse order). */
 void ol_cleanup_run(void);

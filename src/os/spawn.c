@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,20 +73,111 @@ static void print_cmd(const struct ol_cmd *c, const struct ol_run_opts *o)
 	fflush(f);
 }
 
+/* ---- the guard: children die with offlink ----
+ *
+ * Children stay in offlink's process group, so whatever stops the
+ * caller's group (Ctrl-C, Ctrl-\, `timeout -s KILL`, a job control
+ * signal) reaches every tool and the tools they start.  When offlink
+ * alone dies -- SIGKILL, the OOM killer -- nothing can be forwarded; the
+ * kernel's parent-death signal covers that, but it can only be asked for
+ * by the child itself, between fork and exec, which posix_spawn has no
+ * hook for.  So offlink spawns itself with a marker argument; that copy
+ * sets PR_SET_PDEATHSIG (SIGKILL), checks that its parent is still
+ * alive, and execs the tool.  An exec failure comes back through a
+ * close-on-exec pipe, so "cannot run X" is reported as before. */
+
+#define GUARD_FLAG "--offlink-guarded-exec"
+
+static const char *guard_exe; /* the executable that handles GUARD_FLAG */
+
+void ol_spawn_guard_enable(const char *self_exe)
+{
+	guard_exe = self_exe;
+}
+
+void ol_spawn_guard_main(int argc, char **argv)
+{
+	pid_t parent;
+	int fd, err;
+
+	if (argc < 5 || strcmp(argv[1], GUARD_FLAG) != 0)
+		return;
+	parent = (pid_t)strtol(argv[2], NULL, 10);
+	fd = (int)strtol(argv[3], NULL, 10);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(128 + SIGKILL); /* offlink is gone already */
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	execvp(argv[4], argv + 4);
+	err = errno;
+	if (write(fd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* posix_spawn through the guard: the child's argv is
+ * <self> GUARD_FLAG <offlink's pid> <error pipe fd> <argv...>.
+ * Returns posix_spawn's error, or the exec's errno read from the pipe. */
+static int spawn_guarded(pid_t *pid, char *const *argv,
+			 posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr)
+{
+	struct ol_strvec gv = { 0 };
+	int fds[2], rc, err = 0;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return errno;
+	/* Same fd number: glibc clears FD_CLOEXEC for the child. */
+	posix_spawn_file_actions_adddup2(fa, fds[1], fds[1]);
+	ol_strvec_push(&gv, guard_exe);
+	ol_strvec_push(&gv, GUARD_FLAG);
+	ol_strvec_pushf(&gv, "%ld", (long)getpid());
+	ol_strvec_pushf(&gv, "%d", fds[1]);
+	for (size_t i = 0; argv[i]; i++)
+		ol_strvec_push(&gv, argv[i]);
+	rc = gv.err ? ENOMEM : posix_spawn(pid, guard_exe, fa, attr, gv.v, environ);
+	close(fds[1]);
+	while (rc == 0 && (n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	ol_strvec_free(&gv);
+	if (rc == 0 && err) {
+		/* The guard could not exec the tool: collect it. */
+		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return err;
+	}
+	return rc;
+}
+
 static enum ol_err spawn_with(const struct ol_cmd *c,
 			      posix_spawn_file_actions_t *fa, pid_t *pid,
 			      struct ol_diag *d)
 {
 	posix_spawnattr_t attr;
+	sigset_t old;
 	int rc;
 
-	/* A process group per child, so that stopping offlink stops the whole
-	 * tree a tool starts (os/cleanup.c). */
+	/* The child starts with the default action for the signals offlink
+	 * catches, and no signal arrives between its start and its entry in
+	 * the cleanup registry (which forwards signals to it). */
 	if (posix_spawnattr_init(&attr) != 0)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&attr, 0);
-	rc = posix_spawnp(pid, c->argv.v[0], fa, &attr, c->argv.v, environ);
+	ol_cleanup_block_signals(&old);
+	posix_spawnattr_setsigmask(&attr, &old);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	if (guard_exe)
+		rc = spawn_guarded(pid, c->argv.v, fa, &attr);
+	else
+		rc = posix_spawnp(pid, c->argv.v[0], fa, &attr, c->argv.v, environ);
+	if (rc == 0 && ol_cleanup_add_child(*pid)) {
+		/* Untracked, it could outlive a stopped offlink: stop it. */
+		kill(*pid, SIGKILL);
+		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		rc = ENOMEM;
+	}
+	ol_cleanup_restore_signals(&old);
 	posix_spawnattr_destroy(&attr);
 
 	/* posix_spawn reports its failure in the return value, not errno. */
@@ -93,7 +185,6 @@ static enum ol_err spawn_with(const struct ol_cmd *c,
 		return ol_diag_set(d, OL_E_TOOL_FAILED, NULL,
 				   "%s: cannot run %s: %s", c->step,
 				   c->argv.v[0], strerror(rc));
-	ol_cleanup_add_child(*pid);
 	return OL_OK;
 }
 

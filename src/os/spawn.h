@@ -55,6 +55,15 @@ enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
 			   struct ol_buf *out, struct ol_diag *d);
 
+/* Children die with offlink: from now on every command is started
+ * through self_exe (the running executable, "/proc/self/exe"), which sets
+ * the parent-death signal and execs the tool (spawn.c).  The executable's
+ * main must call ol_spawn_guard_main first thing. */
+void ol_spawn_guard_enable(const char *self_exe);
+/* If argv is a guarded start, become the tool (never returns); otherwise
+ * return at once. */
+void ol_spawn_guard_main(int argc, char **argv);
+
 /* Exit code for a failed child: its own status if it exited, else 1. */
 int ol_status_exit_code(int status);
 
