@@ -50,3 +50,20 @@ char *ol_escape_dup(const char *s)
 	}
 	return (char *)b.data;
 }
+
+enum ol_err ol_file_name_part(struct ol_buf *out, const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+
+	if (ol_buf_reserve(out, n))
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			    (c >= '0' && c <= '9') || (c && strchr("._+:-", c));
+
+		out->data[out->len++] = keep && !(i == 0 && c == '.') ? c : '_';
+	}
+	out->data[out->len] = '\0';
+	return OL_OK;
+}

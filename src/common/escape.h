@@ -36,4 +36,14 @@ enum ol_err ol_escape_str(struct ol_buf *out, const char *s);
  * memory runs out. */
 char *ol_escape_dup(const char *s);
 
+/* Longest piece of a triple or arch offlink puts in a file name. */
+#define OL_NAME_PART_MAX 64
+
+/* A piece of a file name made from untrusted text (a triple, an arch):
+ * bytes outside [A-Za-z0-9._+:-] become '_', so it holds no '/' and no
+ * control byte; a leading '.' becomes '_' too, so the name is never
+ * hidden, "." or "..".  Appended to out; at most max bytes of s are used,
+ * so a long triple cannot exceed NAME_MAX. */
+enum ol_err ol_file_name_part(struct ol_buf *out, const char *s, size_t max);
+
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/escape.h"
 #include "os/outfile.h"
 #include "os/pool.h"
 
@@ -61,24 +62,53 @@ char *ol_group_label(struct ol_link *l, const struct ol_group *g)
 		: ol_arena_printf(&l->arena, "%s %s", ol_kind_name(g->kind), g->triple);
 }
 
-/* "<kind>.<triple>[.<arch>]" made safe for file names. */
-char *ol_group_stem(struct ol_link *l, const struct ol_group *g)
+/* "<index>.<kind>.<triple>[.<arch>]": the group's index makes the name
+ * unique by construction (two triples can read alike once made safe for
+ * a file name: nvptx64-nvidia_cuda, nvptx64-nvidia:cuda); the rest is for
+ * a reader of --save-temps. */
+static const char *make_stem(struct ol_link *l, const struct ol_group *g)
 {
-	char *s = g->arch[0]
-		? ol_arena_printf(&l->arena, "%s.%s.%s", ol_kind_name(g->kind), g->triple, g->arch)
-		: ol_arena_printf(&l->arena, "%s.%s", ol_kind_name(g->kind), g->triple);
+	struct ol_buf b = { 0 };
+	const char *s = NULL;
 
-	return ol_link_safe_name(l, s);
+	if (!ol_buf_printf(&b, "%zu.%s.", (size_t)(g - l->groups), ol_kind_name(g->kind)) &&
+	    !ol_file_name_part(&b, g->triple, OL_NAME_PART_MAX) &&
+	    (!g->arch[0] || (!ol_buf_puts(&b, ".") &&
+			     !ol_file_name_part(&b, g->arch, OL_NAME_PART_MAX))))
+		s = ol_arena_strdup(&l->arena, (char *)b.data);
+	ol_buf_free(&b);
+	return s;
 }
 
-/* The file each image of g is written to for the device linker. */
-char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, size_t i)
+const char *ol_group_stem(struct ol_link *l, const struct ol_group *g)
 {
-	const char *ext = ob_image_kind_ext(g->images[i]->entry->image_kind);
+	(void)l;
+	return g->stem;
+}
 
-	return ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.%zu.%s",
-						    ol_group_stem(l, g), i,
-						    *ext ? ext : "img"));
+const char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, size_t i)
+{
+	(void)l;
+	return g->input_paths[i];
+}
+
+/* Name every file of g once: its stem, and each image's input file. */
+static enum ol_err name_files(struct ol_link *l, struct ol_group *g)
+{
+	g->stem = make_stem(l, g);
+	g->input_paths = ol_arena_array(&l->arena, g->nimages ? g->nimages : 1,
+					sizeof(*g->input_paths));
+	if (!g->stem || !g->input_paths)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < g->nimages; i++) {
+		const char *ext = ob_image_kind_ext(g->images[i]->entry->image_kind);
+
+		g->input_paths[i] = ol_link_temp_path(
+			l, ol_arena_printf(&l->arena, "%s.%zu.%s", g->stem, i, *ext ? ext : "img"));
+		if (!g->input_paths[i])
+			return OL_E_NOMEM;
+	}
+	return OL_OK;
 }
 
 struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
@@ -254,6 +284,8 @@ enum ol_err ol_plan_device_links(struct ol_link *l)
 
 		if (g->image_path) /* --override-image: linked already */
 			continue;
+		if (name_files(l, g))
+			return OL_E_NOMEM;
 		g->image_path = strdup(ol_link_temp_path(l, ol_arena_printf(
 			&l->arena, "%s.img", ol_group_stem(l, g))));
 		if (!g->image_path)

@@ -14,10 +14,11 @@ const char *ol_scoped_arg(const char *spec, const char *triple);
 const char *ol_kind_name(enum ob_offload_kind k);
 /* "openmp nvptx64-nvidia-cuda sm_90": the group in messages. */
 char *ol_group_label(struct ol_link *l, const struct ol_group *g);
-/* "openmp.nvptx64-nvidia-cuda.sm_90": the group in file names. */
-char *ol_group_stem(struct ol_link *l, const struct ol_group *g);
+/* "2.openmp.nvptx64-nvidia-cuda.sm_90": the group in file names (set
+ * when its link is planned). */
+const char *ol_group_stem(struct ol_link *l, const struct ol_group *g);
 /* Where image i of g is written for the device linker. */
-char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, size_t i);
+const char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, size_t i);
 /* Append a command running program to g's chain; what names the step. */
 struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
 				 const char *program, const char *what);

@@ -50,17 +50,6 @@ const char *ol_link_quote(struct ol_link *l, const char *text)
 	return s ? s : "?";
 }
 
-char *ol_link_safe_name(struct ol_link *l, const char *text)
-{
-	char *s = ol_arena_strdup(&l->arena, text);
-
-	for (char *p = s; p && *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789._+-", *p))
-			*p = '_';
-	return s;
-}
-
 char *ol_link_temp_path(struct ol_link *l, const char *suffix)
 {
 	/* Fixed names inside a per-link directory: nothing about the output

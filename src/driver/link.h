@@ -111,6 +111,8 @@ struct ol_group {
 	struct ol_image **images;
 	size_t nimages;
 	bool any_bitcode, all_bitcode;
+	const char *stem;            /* file names: "<index>.<kind>.<triple>[.<arch>]" */
+	const char **input_paths;    /* where each image is written for the linker */
 	char *image_path;            /* the linked image */
 	struct ol_cmd *steps;        /* the commands that link it */
 	size_t nsteps;
@@ -208,7 +210,5 @@ char *ol_link_temp_path(struct ol_link *l, const char *suffix);
  * safe to print: common/escape.h's rendering, in l's arena. */
 const char *ol_link_quote(struct ol_link *l, const char *text);
 
-/* A file-name-safe rendering of text (':' and other odd bytes become '_'). */
-char *ol_link_safe_name(struct ol_link *l, const char *text);
 
 #endif

@@ -89,34 +89,36 @@ static enum ol_err finish_options(struct ol_link *l)
 	return l->opt.host_triple && l->opt.opt_level ? OL_OK : OL_E_NOMEM;
 }
 
-/* All intermediate files in one directory: a private one, removed on
- * every exit, or with --save-temps "<output>.offlink-temps" beside the
- * output, kept. */
+/* All intermediate files in one directory of this link's own, made by
+ * mkdtemp (a new directory, never one that exists, never through a
+ * link planted there): in $TMPDIR, removed on every exit; or, with
+ * --save-temps, beside the output as "<output>.offlink-temps.XXXXXX",
+ * kept.  Two links to one output never share it. */
 static enum ol_err make_temp_dir(struct ol_link *l)
 {
 	const char *base = getenv("TMPDIR");
-	char *dir = ol_arena_printf(&l->arena, "%s/offlink-XXXXXX",
-				    base && *base ? base : "/tmp");
+	char *dir = l->opt.save_temps
+		? ol_arena_printf(&l->arena, "%s.offlink-temps.XXXXXX", l->output)
+		: ol_arena_printf(&l->arena, "%s/offlink-XXXXXX", base && *base ? base : "/tmp");
 
-	if (l->opt.save_temps) {
-		l->tmpdir = ol_arena_printf(&l->arena, "%s.offlink-temps", l->output);
-		if (!l->opt.dry_run && mkdir(l->tmpdir, 0777) != 0 && errno != EEXIST) {
-			ol_link_errorf(l, "cannot create %s: %s", l->tmpdir, strerror(errno));
-			return OL_E_IO;
-		}
-		return OL_OK;
-	}
 	if (l->opt.dry_run) {
 		l->tmpdir = dir; /* printed as a template, never created */
-		return OL_OK;
+		return dir ? OL_OK : OL_E_NOMEM;
 	}
 	if (!dir || !mkdtemp(dir)) {
-		ol_link_errorf(l, "cannot create a temporary directory in %s",
-			       base && *base ? base : "/tmp");
+		int err = dir ? errno : ENOMEM;
+		char *where = l->opt.save_temps ? ol_arena_printf(&l->arena, "beside %s", l->output)
+			: ol_arena_printf(&l->arena, "in %s", base && *base ? base : "/tmp");
+
+		ol_link_errorf(l, "cannot create a temporary directory %s: %s",
+			       where ? ol_link_quote(l, where) : "", strerror(err));
 		return OL_E_IO;
 	}
 	l->tmpdir = dir;
-	return ol_cleanup_add_dir(dir);
+	if (l->opt.verbose)
+		fprintf(stderr, "offlink: temporary files %s %s\n",
+			l->opt.save_temps ? "kept in" : "in", ol_link_quote(l, dir));
+	return l->opt.save_temps ? OL_OK : ol_cleanup_add_dir(dir);
 }
 
 #define PHASE(l, fn)                                                       \

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/arena.h"
+#include "common/escape.h"
 #include "common/grow.h"
 #include "common/json.h"
 #include "common/response_file.h"
@@ -457,7 +458,10 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/* LLVM 19's name: <stem of input>-<triple>-<arch>.<index>.<ext>. */
+/* LLVM 19's name: <stem of input>-<triple>-<arch>.<index>.<ext>.  The
+ * triple and arch come from the file: made safe for a file name, so a
+ * triple like "x86_64/../../x" cannot put the output anywhere but the
+ * working directory (common/escape.h). */
 static char *generated_name(struct ol_arena *a, const struct found_image *f,
 			    size_t index)
 {
@@ -465,10 +469,17 @@ static char *generated_name(struct ol_arena *a, const struct found_image *f,
 	int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
 	const char *triple = ob_entry_get(f->entry, "triple");
 	const char *arch = ob_entry_get(f->entry, "arch");
+	struct ol_buf b = { 0 };
+	char *name = NULL;
 
-	return ol_arena_printf(a, "%.*s-%s-%s.%zu.%s", stem, base,
-			       triple ? triple : "", arch ? arch : "", index,
-			       ob_image_kind_ext(f->entry->image_kind));
+	if (!ol_buf_printf(&b, "%.*s-", stem, base) &&
+	    !ol_file_name_part(&b, triple ? triple : "", OL_NAME_PART_MAX) &&
+	    !ol_buf_puts(&b, "-") &&
+	    !ol_file_name_part(&b, arch ? arch : "", OL_NAME_PART_MAX) &&
+	    !ol_buf_printf(&b, ".%zu.%s", index, ob_image_kind_ext(f->entry->image_kind)))
+		name = ol_arena_strdup(a, (char *)b.data);
+	ol_buf_free(&b);
+	return name;
 }
 
 static enum ol_err write_image(const char *path, const struct found_image *f,
@@ -483,6 +494,7 @@ static int extract_spec(struct collection *c, const struct image_spec *s)
 	const struct found_image *last = NULL;
 	size_t index = 0, matches = 0;
 	struct ol_diag d;
+	char *name;
 
 	ol_diag_clear(&d);
 	for (size_t i = 0; i < c->nimgs; i++) {
@@ -494,7 +506,12 @@ static int extract_spec(struct collection *c, const struct image_spec *s)
 		last = f;
 		if (s->files.n)
 			continue;
-		if (write_image(generated_name(&c->arena, f, index++), f, &d))
+		name = generated_name(&c->arena, f, index++);
+		if (!name) {
+			ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+			return report(&d);
+		}
+		if (write_image(name, f, &d))
 			return report(&d);
 	}
 	if (!s->files.n || !last)

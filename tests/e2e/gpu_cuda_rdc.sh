@@ -79,7 +79,9 @@ objcopy -O binary --only-section=.nvFatBinSegment prog segment.bin
 	fail "bad .nvFatBinSegment wrapper: $(od -An -tx4 -N8 segment.bin)"
 # The container: fatbinary's own output, byte for byte.
 objcopy -O binary --only-section=.nv_fatbin prog fatbin.bin
-same_bytes fatbin.bin prog.offlink-temps/cuda.fatbin
+temps=$(echo prog.offlink-temps.*)
+[ -d "$temps" ] || fail "expected one --save-temps directory, got: $temps"
+same_bytes fatbin.bin "$temps/cuda.fatbin"
 # Walk its entries (16-byte header; entry: u16 kind, u32 header size at
 # 4, u64 payload size at 8, u32 sm at 28): each ELF payload is nvlink's
 # cubin for that sm, and lists the kernels as entries (st_other 0x10).
@@ -88,7 +90,7 @@ off=$((16)); end=$((16 + $(u 8 8))); n=0
 while [ $off -lt $end ]; do
 	kind=$(u $off 2); hsize=$(u $((off + 4)) 4); size=$(u $((off + 8)) 8); sm=$(u $((off + 28)) 4)
 	[ "$kind" = 2 ] || fail "fatbinary entry at $off has kind $kind, not ELF"
-	cubin=prog.offlink-temps/cuda.nvptx64-nvidia-cuda.sm_$sm.img
+	cubin=$(echo "$temps"/*.cuda.nvptx64-nvidia-cuda.sm_$sm.img)
 	cmp -s -n "$size" -i "$((off + hsize)):0" fatbin.bin "$cubin" &&
 		[ "$(stat -c %s "$cubin")" = "$size" ] || fail "fatbinary entry sm_$sm is not nvlink's $cubin"
 	readelf -sW "$cubin" 2>/dev/null >syms.$sm

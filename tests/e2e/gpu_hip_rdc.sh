@@ -68,7 +68,9 @@ objcopy -O binary --only-section=.hipFatBinSegment prog segment.bin
 	fail "bad .hipFatBinSegment wrapper: $(od -An -tx4 -N8 segment.bin)"
 readelf -SW prog | grep -E ' \.hip_fatbin ' | grep -qE ' 4096$' || fail ".hip_fatbin is not 4096-aligned"
 objcopy -O binary --only-section=.hip_fatbin prog fatbin.bin
-same_bytes fatbin.bin prog.offlink-temps/hip.hipfb
+temps=$(echo prog.offlink-temps.*)
+[ -d "$temps" ] || fail "expected one --save-temps directory, got: $temps"
+same_bytes fatbin.bin "$temps/hip.hipfb"
 clang-offload-bundler-19 --list --type=o --input=fatbin.bin >ids.txt || fail "the bundler cannot list .hip_fatbin"
 # LLVM 19 names the host part host-x86_64-unknown-linux whatever the
 # host; offlink names the real host triple, as newer LLVM does.
@@ -80,7 +82,7 @@ TXT
 for a in gfx908 gfx90a; do
 	check "unbundle $a" clang-offload-bundler-19 --unbundle --type=o --input=fatbin.bin \
 		--targets=hip-amdgcn-amd-amdhsa--$a --output=$a.co
-	same_bytes $a.co prog.offlink-temps/hip.amdgcn-amd-amdhsa.$a.img
+	same_bytes $a.co "$temps"/*.hip.amdgcn-amd-amdhsa.$a.img
 done
 
 # LLVM 19's link: the same kernels and variables, no managed ones.

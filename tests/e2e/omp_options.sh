@@ -62,7 +62,7 @@ mkdir keep
 (cd keep && clang++-19 "${OMP[@]}" -B "$COMPAT" -foffload-lto ../main.o \
 	-Xlinker "--bitcode-library=openmp-x86_64-pc-linux-gnu-=$T/cube.bc" -Xlinker --save-temps -o prog) ||
 	fail "save-temps link"
-img=keep/prog.offlink-temps/openmp.x86_64-pc-linux-gnu.img
+img=$(echo keep/prog.offlink-temps.*/0.openmp.x86_64-pc-linux-gnu.img)
 [ -f "$img" ] || fail "no linked image kept"
 clang++-19 "${OMP[@]}" -B "$COMPAT" -foffload-lto main.o -Xlinker "--override-image=openmp=$T/$img" \
 	-o over -v 2>over.txt || fail "override link: $(tail -3 over.txt)"
