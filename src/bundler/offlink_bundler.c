@@ -14,6 +14,7 @@
 
 #include "bundler/bundler.h"
 #include "common/response_file.h"
+#include "common/strmap.h"
 #include "common/version.h"
 #include "format/target_id.h"
 #include "os/cleanup.h"
@@ -232,6 +233,89 @@ static int read_environment(struct bundler *b)
 
 /* ---- checks shared by the modes (LLVM's messages) ---- */
 
+/* Two targets conflict only when they have the same kind and processor:
+ * each target is compared with the earlier ones of its (kind, processor)
+ * bucket, in order, so the pair reported is the one a comparison of all
+ * pairs finds first, without comparing all pairs. */
+#define KEY_MAX (sizeof(((struct ol_bundle_id *)0)->kind) + \
+		 sizeof(((struct ol_target_id *)0)->processor) + 1)
+
+struct buckets {
+	struct ol_strmap index;     /* "<kind>\0<processor>" -> bucket + 1 */
+	char (*keys)[KEY_MAX];      /* each target's key (the map points here) */
+	size_t *head, *tail, *next; /* target lists per bucket, SIZE_MAX ends */
+	size_t n;
+};
+
+static int check_conflicts(struct bundler *b, const struct ol_target_id *tid,
+			   const bool *parsed, struct buckets *k, size_t i)
+{
+	char *key = k->keys[i];
+	int klen = snprintf(key, KEY_MAX, "%s%c%s", b->ids[i].kind, 0,
+			    parsed[i] ? tid[i].processor : "");
+	uintptr_t *v = ol_strmap_put(&k->index, key, (size_t)klen);
+	size_t bucket;
+
+	if (!v)
+		return usage_error("out of memory");
+	if (*v) {
+		bucket = *v - 1;
+		for (size_t j = k->head[bucket]; parsed[i] && j != SIZE_MAX; j = k->next[j])
+			if (parsed[j] && ol_target_id_conflict(&tid[i], &tid[j])) {
+				fprintf(stderr, "%s: error: Cannot bundle inputs with conflicting targets: '%s' and '%s'\n",
+					tool, b->ids[j].text, b->ids[i].text);
+				return EXIT_ERROR;
+			}
+		k->next[k->tail[bucket]] = i;
+	} else {
+		bucket = k->n++;
+		*v = bucket + 1;
+		k->head[bucket] = i;
+	}
+	k->tail[bucket] = i;
+	k->next[i] = SIZE_MAX;
+	return 0;
+}
+
+static int check_targets(struct bundler *b)
+{
+	size_t n = b->nids ? b->nids : 1;
+	struct ol_target_id *tid = calloc(n, sizeof(*tid));
+	bool *parsed = calloc(n, sizeof(*parsed));
+	struct ol_strmap seen = { 0 };
+	struct buckets k = { .keys = calloc(n, KEY_MAX), .head = calloc(n, sizeof(size_t)),
+			     .tail = calloc(n, sizeof(size_t)), .next = calloc(n, sizeof(size_t)) };
+	int rc = tid && parsed && k.keys && k.head && k.tail && k.next
+		? 0 : usage_error("out of memory");
+
+	for (size_t i = 0; i < b->nids && !rc; i++) {
+		const char *text = b->ids[i].text;
+		uintptr_t *v = ol_strmap_put(&seen, text, strlen(text));
+		struct ol_diag d;
+
+		if (!v) {
+			rc = usage_error("out of memory");
+		} else if (*v) {
+			fprintf(stderr, "%s: error: Duplicate targets are not allowed\n", tool);
+			rc = EXIT_ERROR;
+		} else {
+			*v = 1;
+			ol_diag_clear(&d);
+			parsed[i] = ol_target_id_parse(b->ids[i].target_id, &tid[i], &d) == OL_OK;
+			rc = check_conflicts(b, tid, parsed, &k, i);
+		}
+	}
+	ol_strmap_free(&k.index);
+	free(k.keys);
+	ol_strmap_free(&seen);
+	free(k.head);
+	free(k.tail);
+	free(k.next);
+	free(parsed);
+	free(tid);
+	return rc;
+}
+
 static int parse_targets(struct bundler *b)
 {
 	struct ol_diag d;
@@ -244,24 +328,7 @@ static int parse_targets(struct bundler *b)
 		if (ol_bundle_id_parse(b->targets.v[i], strlen(b->targets.v[i]),
 				       &b->ids[i], &d))
 			return fail(&d);
-	for (size_t i = 0; i < b->nids; i++)
-		for (size_t k = 0; k < i; k++) {
-			struct ol_target_id a, t;
-
-			if (strcmp(b->ids[i].text, b->ids[k].text) == 0) {
-				fprintf(stderr, "%s: error: Duplicate targets are not allowed\n", tool);
-				return EXIT_ERROR;
-			}
-			if (strcmp(b->ids[i].kind, b->ids[k].kind) == 0 &&
-			    ol_target_id_parse(b->ids[i].target_id, &a, &d) == OL_OK &&
-			    ol_target_id_parse(b->ids[k].target_id, &t, &d) == OL_OK &&
-			    ol_target_id_conflict(&a, &t)) {
-				fprintf(stderr, "%s: error: Cannot bundle inputs with conflicting targets: '%s' and '%s'\n",
-					tool, b->ids[k].text, b->ids[i].text);
-				return EXIT_ERROR;
-			}
-		}
-	return 0;
+	return check_targets(b);
 }
 
 static size_t count_hosts(const struct bundler *b)

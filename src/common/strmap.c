@@ -2,17 +2,76 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
-/* FNV-1a: short symbol names, no adversary. */
-static uint64_t hash_bytes(const char *p, size_t len)
+#include "common/le.h"
+
+/* Keys come from input files, which may be built to collide: SipHash-1-3
+ * keyed with random bytes drawn once per process, so nobody can predict
+ * which keys share a slot.  Nothing iterates a map, so the key cannot
+ * change an output. */
+static uint64_t seed[2];
+
+static void init_seed(void)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint8_t b[16];
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 0x100000001b3ull;
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		/* No entropy yet (early boot): still unpredictable enough. */
+		uint64_t t = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+		uint64_t where = (uint64_t)(uintptr_t)&t; /* address randomisation */
+
+		memcpy(b, &t, 8);
+		memcpy(b + 8, &where, 8);
 	}
-	return h;
+	seed[0] = ol_le64(b) | 1; /* never all zero: 0 means "not drawn" */
+	seed[1] = ol_le64(b + 8);
+}
+
+static uint64_t rotl(uint64_t x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+#define SIPROUND(v0, v1, v2, v3)                                                   \
+	do {                                                                       \
+		v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);          \
+		v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;                             \
+		v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;                             \
+		v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);          \
+	} while (0)
+
+static uint64_t hash_bytes(const char *key, size_t len)
+{
+	const uint8_t *p = (const uint8_t *)key;
+	uint64_t v0, v1, v2, v3, m, last;
+	size_t i = 0;
+
+	if (!seed[0])
+		init_seed();
+	v0 = seed[0] ^ 0x736f6d6570736575ull;
+	v1 = seed[1] ^ 0x646f72616e646f6dull;
+	v2 = seed[0] ^ 0x6c7967656e657261ull;
+	v3 = seed[1] ^ 0x7465646279746573ull;
+	for (; i + 8 <= len; i += 8) {
+		m = ol_le64(p + i);
+		v3 ^= m;
+		SIPROUND(v0, v1, v2, v3);
+		v0 ^= m;
+	}
+	last = (uint64_t)(len & 0xff) << 56;
+	for (size_t k = 0; i + k < len; k++)
+		last |= (uint64_t)p[i + k] << (8 * k);
+	v3 ^= last;
+	SIPROUND(v0, v1, v2, v3);
+	v0 ^= last;
+	v2 ^= 0xff;
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	SIPROUND(v0, v1, v2, v3);
+	return v0 ^ v1 ^ v2 ^ v3;
 }
 
 static struct ol_strmap_slot *find(const struct ol_strmap *m, const char *key,

@@ -1,6 +1,8 @@
-/* A hash map from byte strings to a uintptr_t, for symbol tables.  Keys
- * are not copied: they point into mapped inputs or the arena, which live
- * as long as the map. */
+/* A hash map from byte strings to a uintptr_t, for symbol tables and
+ * duplicate checks.  Keys are not copied: they point into mapped inputs or
+ * the arena, which live as long as the map.  The hash is keyed with random
+ * bytes per process (inputs cannot be built to collide), so nothing may
+ * depend on where a key lands: maps are looked up, never iterated. */
 #ifndef OFFLINK_COMMON_STRMAP_H
 #define OFFLINK_COMMON_STRMAP_H
 

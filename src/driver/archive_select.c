@@ -9,7 +9,7 @@
  * whole, --whole-archive taking everything.  Then, per device target, a
  * member that defines a symbol some taken device image still needs is
  * taken as well (device-only callees, OpenMP's device runtime), until
- * nothing changes.  LLVM 19 instead consults no host symbols at all, and
+ * nothing changes (device_symbols.c).  LLVM 19 instead consults no host symbols at all, and
  * so links no device code when only archives carry it. */
 #include "driver/phases.h"
 
@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "driver/device_symbols.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"
-#include "format/target_id.h"
 
 enum { SYM_DEFINED = 1, SYM_UNDEF = 2, SYM_WEAK_UNDEF = 4 };
 
@@ -271,148 +271,6 @@ static void simulate_host_link(struct ol_link *l, struct archive_index *idx)
 	}
 }
 
-/* ---- device symbols ---- */
-
-struct dev_ctx {
-	struct ol_link *l;
-	struct ol_image *img;
-};
-
-static void note_device_symbol(struct dev_ctx *c, const char *name, size_t len,
-			       bool defined, bool weak)
-{
-	if (defined)
-		ol_strvec_pushn(&c->img->defined, name, len);
-	else if (!weak)
-		ol_strvec_pushn(&c->img->undefined, name, len);
-}
-
-static enum ol_err on_dev_elf(void *ctx, const struct ol_elf_symbol *s,
-			      struct ol_diag *d)
-{
-	(void)d;
-	note_device_symbol(ctx, s->name, strlen(s->name), s->defined,
-			   s->bind == STB_WEAK);
-	return OL_OK;
-}
-
-static enum ol_err on_dev_bc(void *ctx, const struct bc_symbol *s,
-			     struct ol_diag *d)
-{
-	(void)d;
-	if (s->global && !s->format_specific)
-		note_device_symbol(ctx, s->name, s->len, !s->undefined, s->weak);
-	return OL_OK;
-}
-
-/* Read an image's device symbols once; images that are neither ELF nor
- * bitcode (PTX text, fatbinaries) have none we can read. */
-static void read_device_symbols(struct ol_link *l, struct ol_image *img)
-{
-	struct dev_ctx c = { l, img };
-	const uint8_t *p = img->entry->image;
-	size_t n = (size_t)img->entry->image_size;
-	struct ol_diag d;
-	struct ol_elf e;
-
-	if (img->symbols_state)
-		return;
-	img->symbols_state = -1;
-	ol_diag_clear(&d);
-	if (bc_is_bitcode(p, n)) {
-		if (bc_for_each_symbol(p, n, on_dev_bc, &c, &d) == OL_OK)
-			img->symbols_state = 1;
-	} else if (ol_is_elf(p, n) &&
-		   ol_elf_open(&e, (uint8_t *)(uintptr_t)p, n, &d) == OL_OK) {
-		if (ol_elf_for_each_global(&e, false, on_dev_elf, &c, &d) == OL_OK)
-			img->symbols_state = 1;
-		ol_elf_close(&e);
-	}
-}
-
-/* Same kind (or a kind-less image), same triple, and code for one arch
- * usable for the other. */
-static bool same_target(const struct ol_image *a, const struct ol_image *b)
-{
-	struct ol_target_id ta, tb;
-	struct ol_diag d;
-
-	if (a->kind != b->kind && a->kind != OB_OFK_NONE && b->kind != OB_OFK_NONE)
-		return false;
-	if (strcmp(a->triple, b->triple) != 0)
-		return false;
-	if (strcmp(a->arch, b->arch) == 0)
-		return true;
-	ol_diag_clear(&d);
-	if (ol_target_id_parse(a->arch, &ta, &d) || ol_target_id_parse(b->arch, &tb, &d))
-		return false;
-	return ol_target_id_serves(&ta, &tb) || ol_target_id_serves(&tb, &ta);
-}
-
-static bool defines(const struct ol_image *img, const char *name)
-{
-	return ol_strvec_contains(&img->defined, name);
-}
-
-/* A symbol needed by taken image `need` and defined by no taken image of
- * its target. */
-static const char *unresolved_in(struct ol_link *l, struct ol_image *need,
-				 const struct ol_image *candidate)
-{
-	for (size_t u = 0; u < need->undefined.n; u++) {
-		const char *sym = need->undefined.v[u];
-		bool found = false;
-
-		if (!defines(candidate, sym))
-			continue;
-		for (size_t k = 0; k < l->nimages && !found; k++)
-			found = l->images[k].taken && same_target(&l->images[k], need) &&
-				l->images[k].symbols_state == 1 && defines(&l->images[k], sym);
-		if (!found)
-			return sym;
-	}
-	return NULL;
-}
-
-/* Take candidate if it defines something a taken image needs. */
-static bool take_if_needed(struct ol_link *l, struct ol_image *cand)
-{
-	for (size_t k = 0; k < l->nimages; k++) {
-		struct ol_image *need = &l->images[k];
-		const char *sym;
-
-		if (!need->taken || !same_target(need, cand))
-			continue;
-		read_device_symbols(l, need);
-		if (need->symbols_state != 1 || !(sym = unresolved_in(l, need, cand)))
-			continue;
-		cand->taken = true;
-		cand->why = ol_arena_printf(&l->arena, "defines %s, needed by %s",
-					    sym, need->origin);
-		return true;
-	}
-	return false;
-}
-
-static void resolve_device_symbols(struct ol_link *l)
-{
-	bool changed = true;
-
-	while (changed) {
-		changed = false;
-		for (size_t i = 0; i < l->nimages; i++) {
-			struct ol_image *cand = &l->images[i];
-
-			if (cand->taken || cand->final || !cand->member)
-				continue;
-			read_device_symbols(l, cand);
-			if (cand->symbols_state == 1 && cand->defined.n &&
-			    take_if_needed(l, cand))
-				changed = true;
-		}
-	}
-}
-
 static bool arch_listed(const struct ol_strvec *list, const char *arch)
 {
 	for (size_t i = 0; i < list->n; i++) {
@@ -468,10 +326,11 @@ enum ol_err ol_select_archive_members(struct ol_link *l)
 			build_index(l, in, &idx[i]);
 	}
 	simulate_host_link(l, idx);
-	take_host_chosen(l);
-	resolve_device_symbols(l);
 	for (size_t i = 0; i < l->ninputs; i++)
 		free(idx[i].entries);
 	free(idx);
+	take_host_chosen(l);
+	if (ol_resolve_device_symbols(l))
+		return OL_E_NOMEM;
 	return l->nerrors ? OL_E_REPORTED : OL_OK;
 }

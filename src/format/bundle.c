@@ -5,6 +5,7 @@
 
 #include "common/grow.h"
 #include "common/le.h"
+#include "common/strmap.h"
 
 static const struct {
 	const char *type;
@@ -81,6 +82,29 @@ static enum ol_err decode_entry(const uint8_t *p, size_t len, uint64_t *at,
 	return OL_OK;
 }
 
+/* No ID twice: a hash set, so 160k entries take milliseconds, not the
+ * minute pairwise comparison took. */
+static enum ol_err check_unique_ids(const struct ol_bundle *b, struct ol_diag *d)
+{
+	struct ol_strmap seen = { 0 };
+	enum ol_err rc = OL_OK;
+
+	for (size_t i = 0; i < b->n && !rc; i++) {
+		const struct ol_bundle_entry *e = &b->entries[i];
+		uintptr_t *v = ol_strmap_put(&seen, e->id, e->id_len);
+
+		if (!v)
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		else if (*v)
+			rc = ol_diag_set(d, OL_E_BAD_BUNDLE, "ID", "entry '%.*s' appears twice",
+					 (int)e->id_len, e->id);
+		else
+			*v = 1;
+	}
+	ol_strmap_free(&seen);
+	return rc;
+}
+
 enum ol_err ol_bundle_decode_binary(const uint8_t *p, size_t len,
 				    struct ol_bundle *out, struct ol_diag *d)
 {
@@ -112,16 +136,10 @@ enum ol_err ol_bundle_decode_binary(const uint8_t *p, size_t len,
 		}
 		out->n++;
 	}
-	for (size_t i = 0; i < out->n; i++)
-		for (size_t k = 0; k < i; k++)
-			if (out->entries[i].id_len == out->entries[k].id_len &&
-			    memcmp(out->entries[i].id, out->entries[k].id,
-				   out->entries[i].id_len) == 0) {
-				ol_diag_set(d, OL_E_BAD_BUNDLE, "ID", "entry '%.*s' appears twice",
-					    (int)out->entries[i].id_len, out->entries[i].id);
-				ol_bundle_free(out);
-				return d->code;
-			}
+	if (check_unique_ids(out, d)) {
+		ol_bundle_free(out);
+		return d->code;
+	}
 	return OL_OK;
 }
 

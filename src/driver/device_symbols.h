@@ -1,0 +1,17 @@
+/* Taking archive members for the device symbols linked device code needs
+ * (device_symbols.c), after the host link's own choice of members. */
+#ifndef OFFLINK_DRIVER_DEVICE_SYMBOLS_H
+#define OFFLINK_DRIVER_DEVICE_SYMBOLS_H
+
+#include "driver/link.h"
+
+/* Read img's global device symbols into img->defined and img->undefined,
+ * once (img->symbols_state: 1 read, -1 unreadable). */
+void ol_read_device_symbols(struct ol_image *img);
+
+/* Take every archive member image that defines a symbol a taken image of
+ * a compatible target needs and no taken image of such a target defines,
+ * until nothing changes. */
+enum ol_err ol_resolve_device_symbols(struct ol_link *l);
+
+#endif
