@@ -151,6 +151,7 @@ static enum ol_err write_archives(struct unbundle_ctx *c, struct ol_diag *d)
 enum ol_err unbundle_archive(const struct bundler *b, struct ol_diag *d)
 {
 	struct unbundle_ctx c = { .b = b, .archive = b->inputs.v[0] };
+	struct ol_ar_keep thin = { 0 };
 	struct ol_map map;
 	enum ol_err rc;
 
@@ -161,7 +162,7 @@ enum ol_err unbundle_archive(const struct bundler *b, struct ol_diag *d)
 		ol_unmap(&map);
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
-	rc = ol_archive_for_each(map.data, map.len, on_member, &c, d);
+	rc = ol_archive_for_each(c.archive, map.data, map.len, on_member, &c, &thin, d);
 	if (rc)
 		ol_diag_locate(d, c.archive, NULL, 0);
 	else
@@ -173,6 +174,7 @@ enum ol_err unbundle_archive(const struct bundler *b, struct ol_diag *d)
 	free(c.kept);
 	free(c.out);
 	ol_arena_free(&c.arena);
+	ol_ar_keep_free(&thin);
 	ol_unmap(&map);
 	return rc;
 }

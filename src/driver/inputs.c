@@ -349,13 +349,15 @@ static void scan_archive(struct ol_link *l, struct ol_input *in)
 	struct ol_diag d;
 
 	ol_diag_clear(&d);
-	if (ol_archive_for_each(in->map.data, in->map.len, count_member, &count, &d) == OL_OK) {
+	if (ol_archive_for_each(in->path, in->map.data, in->map.len, count_member, &count,
+				NULL, &d) == OL_OK) {
 		in->members = ol_arena_array(&l->arena, count ? count : 1,
 					     sizeof(*in->members));
 		if (!in->members) {
 			ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
 		} else {
-			ol_archive_for_each(in->map.data, in->map.len, add_member, &sc, &d);
+			ol_archive_for_each(in->path, in->map.data, in->map.len, add_member, &sc,
+					    &in->thin, &d);
 		}
 	}
 	if (d.code) {

@@ -13,6 +13,7 @@
 #include "common/diag.h"
 #include "common/strmap.h"
 #include "common/strvec.h"
+#include "extract/archive_reader.h"
 #include "format/offload_binary.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
@@ -74,6 +75,7 @@ struct ol_input {
 	bool loaded;        /* objects: always; archives: n/a */
 	struct ol_member *members;
 	size_t nmembers;
+	struct ol_ar_keep thin;     /* a thin archive's member files, mapped */
 	size_t first_image, nimages; /* device images of an object or raw file */
 };
 

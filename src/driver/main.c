@@ -233,8 +233,10 @@ static void link_free(struct ol_link *l)
 	}
 	for (size_t i = 0; i < l->nbinaries; i++)
 		ob_binary_free(&l->binaries[i]);
-	for (size_t i = 0; i < l->ninputs; i++)
+	for (size_t i = 0; i < l->ninputs; i++) {
 		ol_unmap(&l->inputs[i].map);
+		ol_ar_keep_free(&l->inputs[i].thin);
+	}
 	if (l->out_open)
 		ol_out_abort(&l->out);
 	free(l->wrappers);

@@ -2,14 +2,30 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
+#include "common/grow.h"
 #include "common/le.h"
 
 bool ol_is_archive(const uint8_t *p, size_t len)
 {
 	return len >= 8 && (memcmp(p, "!<arch>\n", 8) == 0 ||
 			    memcmp(p, "!<thin>\n", 8) == 0);
+}
+
+bool ol_is_thin_archive(const uint8_t *p, size_t len)
+{
+	return len >= 8 && memcmp(p, "!<thin>\n", 8) == 0;
+}
+
+void ol_ar_keep_free(struct ol_ar_keep *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		ol_unmap(&k->maps[i]);
+	free(k->maps);
+	memset(k, 0, sizeof(*k));
 }
 
 static bool is_pseudo(const char *name)
@@ -47,9 +63,6 @@ static enum ol_err open_archive(struct archive **out, uint8_t *p, size_t len,
 {
 	struct archive *a;
 
-	if (len >= 8 && memcmp(p, "!<thin>\n", 8) == 0)
-		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL,
-				   "thin archives are not supported");
 	a = archive_read_new();
 	if (!a)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
@@ -135,12 +148,195 @@ static enum ol_err walk(struct archive *a, uint8_t *p, size_t len,
 	return OL_OK;
 }
 
-enum ol_err ol_archive_for_each(uint8_t *p, size_t len, ol_ar_member_cb cb,
-				void *ctx, struct ol_diag *d)
+/* ---- thin archives: our own header walk ---- */
+
+enum { AR_HEADER = 60, AR_SIZE_AT = 48, AR_SIZE_LEN = 10, AR_MAGIC_AT = 58 };
+
+struct thin {
+	const char *path;    /* the archive */
+	uint8_t *p;
+	size_t len;
+	const char *names;   /* the "//" long-name table, when seen */
+	size_t nnames;
+	ol_ar_member_cb cb;
+	void *ctx;
+	bool pseudo_too;
+	struct ol_ar_keep *keep;
+	size_t index;
+};
+
+static enum ol_err thin_fail(uint64_t at, const char *field, struct ol_diag *d,
+			     const char *what)
+{
+	return ol_diag_at(d, OL_E_BAD_ARCHIVE, at, field, "thin archive: %s", what);
+}
+
+/* The decimal size field: digits, then spaces. */
+static enum ol_err header_size(const uint8_t *h, uint64_t at, uint64_t *size,
+			       struct ol_diag *d)
+{
+	size_t i = 0;
+
+	*size = 0;
+	for (; i < AR_SIZE_LEN && h[AR_SIZE_AT + i] >= '0' && h[AR_SIZE_AT + i] <= '9'; i++)
+		*size = *size * 10 + (uint64_t)(h[AR_SIZE_AT + i] - '0');
+	if (i == 0)
+		return thin_fail(at + AR_SIZE_AT, "ar_size", d, "member size is not a number");
+	for (; i < AR_SIZE_LEN; i++)
+		if (h[AR_SIZE_AT + i] != ' ')
+			return thin_fail(at + AR_SIZE_AT, "ar_size", d, "member size is not a number");
+	return OL_OK;
+}
+
+/* A member's name: "name/" inline, or "/<offset>" into the long-name
+ * table, where names end with "/\n".  Copied into out. */
+static enum ol_err member_name(const struct thin *t, const uint8_t *h, uint64_t at,
+			       char *out, size_t outlen, struct ol_diag *d)
+{
+	const char *s;
+	size_t n;
+
+	if (h[0] == '/' && h[1] >= '0' && h[1] <= '9') {
+		uint64_t off = 0;
+
+		for (size_t i = 1; i < 16 && h[i] >= '0' && h[i] <= '9'; i++)
+			off = off * 10 + (uint64_t)(h[i] - '0');
+		if (!t->names || off >= t->nnames)
+			return thin_fail(at, "ar_name", d, "long name outside the name table");
+		s = t->names + off;
+		for (n = 0; off + n + 1 < t->nnames && !(s[n] == '/' && s[n + 1] == '\n'); n++)
+			;
+		if (off + n + 1 >= t->nnames)
+			return thin_fail(at, "ar_name", d, "unterminated long name");
+	} else {
+		s = (const char *)h;
+		for (n = 0; n < 16 && s[n] != '/'; n++)
+			;
+		if (n == 16)
+			return thin_fail(at, "ar_name", d, "member name without its '/'");
+	}
+	if (n == 0 || n >= outlen || memchr(s, '\0', n))
+		return thin_fail(at, "ar_name", d, "bad member name");
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return OL_OK;
+}
+
+/* The member file, beside the archive unless its name is absolute. */
+static enum ol_err thin_member(struct thin *t, const char *name, uint64_t at,
+			       struct ol_diag *d)
+{
+	const char *slash = strrchr(t->path, '/');
+	struct ol_buf file = { 0 };
+	struct ol_ar_member m;
+	struct ol_map map;
+	enum ol_err rc;
+
+	if (name[0] != '/' && slash)
+		rc = ol_buf_printf(&file, "%.*s/%s", (int)(slash - t->path), t->path, name);
+	else
+		rc = ol_buf_puts(&file, name);
+	if (rc)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	rc = ol_map_file((char *)file.data, &map, d);
+	if (rc) {
+		/* Reported as the archive's member, naming the file. */
+		ol_diag_prefix(d, "thin archive member file %s", (char *)file.data);
+		d->file[0] = '\0';
+		ol_diag_locate(d, NULL, name, 0);
+	}
+	ol_buf_free(&file);
+	if (rc)
+		return d->code;
+	m = (struct ol_ar_member){ name, map.data, map.len, at, 0, t->index++ };
+	rc = t->cb(t->ctx, &m, d);
+	if (!t->keep) {
+		ol_unmap(&map);
+	} else {
+		struct ol_map *k = ol_grow(t->keep->maps, t->keep->n, &t->keep->cap,
+					   sizeof(*k), 16);
+
+		if (!k) {
+			ol_unmap(&map);
+			return rc ? rc : ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		}
+		t->keep->maps = k;
+		t->keep->maps[t->keep->n++] = map;
+	}
+	return rc;
+}
+
+/* A pseudo-member, whose data is in the archive: the symbol index (to the
+ * callback when asked) or the long-name table (kept for the names). */
+static enum ol_err thin_pseudo(struct thin *t, const uint8_t *h, uint64_t at,
+			       uint64_t size, bool *is_pseudo, struct ol_diag *d)
+{
+	static const char *const names[] = { "/               ", "/SYM64/         ",
+					      "//              " };
+	size_t data = (size_t)at + AR_HEADER;
+	struct ol_ar_member m;
+
+	*is_pseudo = false;
+	for (size_t i = 0; i < 3 && !*is_pseudo; i++)
+		*is_pseudo = memcmp(h, names[i], 16) == 0;
+	if (!*is_pseudo)
+		return OL_OK;
+	if (data > t->len || size > t->len - data)
+		return thin_fail(at + AR_SIZE_AT, "ar_size", d, "table runs past the end");
+	if (h[1] == '/') {
+		t->names = (const char *)t->p + data;
+		t->nnames = (size_t)size;
+		return OL_OK;
+	}
+	if (!t->pseudo_too)
+		return OL_OK;
+	m = (struct ol_ar_member){ h[1] == 'S' ? "/SYM64/" : "/", t->p + data, (size_t)size,
+				   at, data, 0 };
+	return t->cb(t->ctx, &m, d);
+}
+
+static enum ol_err thin_walk(struct thin *t, struct ol_diag *d)
+{
+	uint64_t at = 8;
+
+	while (at < t->len) {
+		const uint8_t *h = t->p + at;
+		char name[4096];
+		uint64_t size;
+		bool pseudo;
+
+		if (t->len - at < AR_HEADER)
+			return thin_fail(at, "ar_hdr", d, "truncated member header");
+		if (h[AR_MAGIC_AT] != '`' || h[AR_MAGIC_AT + 1] != '\n')
+			return thin_fail(at + AR_MAGIC_AT, "ar_fmag", d, "bad member header");
+		if (header_size(h, at, &size, d) || thin_pseudo(t, h, at, size, &pseudo, d))
+			return d->code;
+		if (pseudo) {
+			/* data and its padding to an even offset */
+			at += AR_HEADER + size + (size & 1);
+			continue;
+		}
+		if (member_name(t, h, at, name, sizeof(name), d))
+			return d->code;
+		if (!t->pseudo_too && thin_member(t, name, at, d))
+			return d->code;
+		at += AR_HEADER; /* a thin member's data is its own file */
+	}
+	return OL_OK;
+}
+
+enum ol_err ol_archive_for_each(const char *path, uint8_t *p, size_t len,
+				ol_ar_member_cb cb, void *ctx, struct ol_ar_keep *keep,
+				struct ol_diag *d)
 {
 	struct archive *a;
 	enum ol_err rc;
 
+	if (ol_is_thin_archive(p, len)) {
+		struct thin t = { path, p, len, NULL, 0, cb, ctx, false, keep, 0 };
+
+		return thin_walk(&t, d);
+	}
 	if (open_archive(&a, p, len, d))
 		return d->code;
 	rc = walk(a, p, len, cb, ctx, false, d);
@@ -246,6 +442,11 @@ enum ol_err ol_archive_for_each_symbol(uint8_t *p, size_t len,
 	enum ol_err rc;
 
 	*has_index = false;
+	if (ol_is_thin_archive(p, len)) {
+		struct thin t = { "", p, len, NULL, 0, on_pseudo, &s, true, NULL, 0 };
+
+		return thin_walk(&t, d);
+	}
 	if (open_archive(&a, p, len, d))
 		return d->code;
 	rc = walk(a, p, len, on_pseudo, &s, true, d);

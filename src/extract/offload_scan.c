@@ -104,7 +104,7 @@ static enum ol_err on_member(void *ctx, const struct ol_ar_member *m,
 	struct ar_scan *as = ctx;
 
 	return ol_scan_offload(as->file, m->name, m->data, m->size, as->flags,
-			       as->cb, as->ctx, d);
+			       as->cb, as->ctx, NULL, d);
 }
 
 /* Host bitcode (LTO objects) keeps embedded offload binaries in IR
@@ -126,7 +126,7 @@ static enum ol_err check_bitcode(const char *file, const char *member,
 
 enum ol_err ol_scan_offload(const char *file, const char *member, uint8_t *p,
 			    size_t len, unsigned flags, ol_binary_cb cb,
-			    void *ctx, struct ol_diag *d)
+			    void *ctx, struct ol_ar_keep *keep, struct ol_diag *d)
 {
 	struct ol_origin raw = { .file = file, .member = member };
 	struct ar_scan as = { file, flags, cb, ctx };
@@ -139,7 +139,7 @@ enum ol_err ol_scan_offload(const char *file, const char *member, uint8_t *p,
 	case OL_INPUT_ARCHIVE:
 		if (member) /* an archive inside an archive */
 			return OL_OK;
-		if (ol_archive_for_each(p, len, on_member, &as, d)) {
+		if (ol_archive_for_each(file, p, len, on_member, &as, keep, d)) {
 			ol_diag_locate(d, file, NULL, 0);
 			return d->code;
 		}

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "common/diag.h"
+#include "extract/archive_reader.h"
 #include "format/offload_binary.h"
 
 enum ol_input_kind {
@@ -43,10 +44,13 @@ enum {
 	OL_SCAN_STRICT = 1,
 };
 
-/* Scan p[0..len) of file (member: the archive member it is, or NULL). */
+/* Scan p[0..len) of file (member: the archive member it is, or NULL).
+ * The member files of a thin archive stay mapped in keep (binaries point
+ * into them); with keep NULL a thin archive's members are scanned but not
+ * kept. */
 enum ol_err ol_scan_offload(const char *file, const char *member, uint8_t *p,
 			    size_t len, unsigned flags, ol_binary_cb cb,
-			    void *ctx, struct ol_diag *d);
+			    void *ctx, struct ol_ar_keep *keep, struct ol_diag *d);
 
 /* Scan only the offload sections of an ELF image that is already open by
  * the caller's means: helper shared with the wrapper's input scanner. */

@@ -56,6 +56,7 @@ struct collection {
 	size_t nimgs, capimgs;
 	struct ol_map *maps;
 	size_t nmaps;
+	struct ol_ar_keep thin;  /* member files of thin archives */
 	const char *input;
 };
 
@@ -327,7 +328,7 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 			return d->code;
 		}
 		if (ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
-				    OL_SCAN_STRICT, on_binary, c, d))
+				    OL_SCAN_STRICT, on_binary, c, &c->thin, d))
 			return d->code;
 	}
 	return OL_OK;
@@ -339,6 +340,7 @@ static void collection_free(struct collection *c)
 		ob_binary_free(&c->bins[i]);
 	for (size_t i = 0; i < c->nmaps; i++)
 		ol_unmap(&c->maps[i]);
+	ol_ar_keep_free(&c->thin);
 	free(c->bins);
 	free(c->imgs);
 	free(c->maps);

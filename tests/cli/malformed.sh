@@ -78,10 +78,15 @@ if command -v clang-19 >/dev/null && command -v ar >/dev/null; then
 	off=$(grep -abo 'good.o/' lib_badheader.a | tail -1 | cut -d: -f1)
 	printf '9999999999' | dd of=lib_badheader.a bs=1 seek=$((off + 48)) conv=notrunc status=none
 	run_case lib_badheader.a "malformed static archive"
-	ar rcsT lib_thin.a good.o 2>/dev/null || cp lib_ok.a lib_thin.a
-	if head -c 8 lib_thin.a | grep -q thin; then
-		run_case lib_thin.a "thin archives are not supported"
-	fi
+	# Thin archives: a corrupt member file, a missing one, a cut header.
+	ar rcsT lib_thin.a good.o obj_num_strings.o || fail "ar rcsT"
+	run_case lib_thin.a "field 'NumStrings'" obj_num_strings.o
+	cp good.o gone.o
+	ar rcsT lib_thin_gone.a gone.o || fail "ar rcsT"
+	rm gone.o
+	run_case lib_thin_gone.a "No such file or directory" gone.o
+	head -c 75 lib_thin.a >lib_thin_cut.a
+	run_case lib_thin_cut.a "thin archive"
 else
 	echo "SKIP (part): clang-19 or ar missing, ELF and archive wrappers not tested" >&2
 	[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "clang-19 and ar are required"

@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(p, data, size);
 	ol_diag_clear(&d);
-	ol_scan_offload("fuzz", NULL, p, size, OL_SCAN_STRICT, on_binary, NULL, &d);
+	ol_scan_offload("fuzz", NULL, p, size, OL_SCAN_STRICT, on_binary, NULL, NULL, &d);
 	if (ol_is_archive(p, size))
 		ol_archive_for_each_symbol(p, size, on_symbol, NULL, &has_index, &d);
 	ol_diag_clear(&d);
