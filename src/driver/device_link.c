@@ -170,8 +170,13 @@ static void add_host_libraries(struct ol_link *l, struct ol_cmd *c)
 		ol_strvec_pushf(&c->argv, "--sysroot=%s", l->sysroot);
 	for (size_t i = 0; i < l->lib_dirs.n; i++)
 		ol_strvec_pushf(&c->argv, "-L%s", l->lib_dirs.v[i]);
-	for (size_t i = 0; i < l->rpaths.n; i++)
-		ol_strvec_pushf(&c->argv, "-Wl,-rpath,%s", l->rpaths.v[i]);
+	/* -Xlinker, not -Wl,: a directory may hold a comma. */
+	for (size_t i = 0; i < l->rpaths.n; i++) {
+		ol_strvec_push(&c->argv, "-Xlinker");
+		ol_strvec_push(&c->argv, "-rpath");
+		ol_strvec_push(&c->argv, "-Xlinker");
+		ol_strvec_push(&c->argv, l->rpaths.v[i]);
+	}
 	for (size_t i = 0; i < l->nitems; i++) {
 		const struct ol_item *it = &l->items[i];
 
@@ -221,6 +226,7 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 	c = ol_group_add_step(l, g, l->clang, "merge bitcode");
 	if (!c)
 		return OL_E_NOMEM;
+	c->response_file = true;
 	ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	ol_strvec_push(&c->argv, "-fuse-ld=lld");
@@ -235,6 +241,15 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 	return c->argv.err;
 }
 
+/* "-Xlinker -mllvm -Xlinker <opt>": an LLVM option for lld's LTO. */
+static void linker_mllvm(struct ol_cmd *c, const char *opt)
+{
+	ol_strvec_push(&c->argv, "-Xlinker");
+	ol_strvec_push(&c->argv, "-mllvm");
+	ol_strvec_push(&c->argv, "-Xlinker");
+	ol_strvec_push(&c->argv, opt);
+}
+
 static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 {
 	struct ol_cmd *c;
@@ -244,6 +259,9 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	c = ol_group_add_step(l, g, l->clang, NULL);
 	if (!c)
 		return OL_E_NOMEM;
+	/* The host line's libraries are repeated here: a link with 100k
+	 * arguments goes through a response file. */
+	c->response_file = true;
 	ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	if (g->arch[0])
@@ -257,10 +275,11 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	if (g->any_bitcode) {
 		ol_strvec_push(&c->argv, "-flto");
 		ol_strvec_push(&c->argv, "-fuse-ld=lld");
+		/* -Xlinker: an LLVM option's value may hold a comma. */
 		for (size_t i = 0; i < l->opt.mllvm.n; i++)
-			ol_strvec_pushf(&c->argv, "-Wl,-mllvm,%s", l->opt.mllvm.v[i]);
+			linker_mllvm(c, l->opt.mllvm.v[i]);
 		for (size_t i = 0; i < l->opt.offload_opt.n; i++)
-			ol_strvec_pushf(&c->argv, "-Wl,-mllvm,%s", l->opt.offload_opt.v[i]);
+			linker_mllvm(c, l->opt.offload_opt.v[i]);
 	}
 	if (l->opt.device_debug)
 		ol_strvec_push(&c->argv, "-g");

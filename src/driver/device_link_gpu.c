@@ -232,6 +232,7 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	c = ol_group_add_step(l, g, lld, NULL);
 	if (!c)
 		return OL_E_NOMEM;
+	c->response_file = true;
 	ol_strvec_push(&c->argv, "-shared");
 	ol_strvec_push(&c->argv, "--no-undefined");
 	ol_strvec_pushf(&c->argv, "-plugin-opt=mcpu=%s", tid.processor);

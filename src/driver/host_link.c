@@ -23,6 +23,7 @@ static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
 				 const char *out_path)
 {
 	c->step = strdup("host link");
+	c->response_file = true; /* GNU ld, gold, lld and mold all read @file */
 	ol_strvec_push(&c->argv, l->opt.linker_path);
 	for (size_t i = 0; i < l->host_args.n; i++) {
 		const char *a = l->host_args.v[i];

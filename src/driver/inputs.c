@@ -61,6 +61,23 @@ static const char *try_dir(struct ol_link *l, const char *dir, const char *name,
 	return is_file(p) ? p : NULL;
 }
 
+/* Which -L directories exist, looked up once: a line with 100k -L
+ * directories and ten -l libraries would otherwise stat two million
+ * files. */
+static const bool *present_dirs(struct ol_link *l)
+{
+	static const bool none;
+	struct stat st;
+
+	if (l->lib_dir_present || !l->lib_dirs.n)
+		return l->lib_dir_present ? l->lib_dir_present : &none;
+	l->lib_dir_present = ol_arena_array(&l->arena, l->lib_dirs.n, sizeof(bool));
+	for (size_t i = 0; l->lib_dir_present && i < l->lib_dirs.n; i++)
+		l->lib_dir_present[i] = stat(with_sysroot(l, l->lib_dirs.v[i]), &st) == 0 &&
+					S_ISDIR(st.st_mode);
+	return l->lib_dir_present;
+}
+
 /* GNU ld's order: each -L directory in turn, .so before .a (only .a under
  * -Bstatic); then the system directories the linker searches by default,
  * which the clang driver usually also passes as -L. */
@@ -69,10 +86,12 @@ static const char *find_library(struct ol_link *l, const char *name,
 {
 	const char *defaults[] = { "/usr/local/lib", NULL, NULL, "/lib64",
 				   "/usr/lib64", "/lib", "/usr/lib" };
+	const bool *present = present_dirs(l);
 	const char *found;
 
 	for (size_t i = 0; i < l->lib_dirs.n; i++)
-		if ((found = try_dir(l, with_sysroot(l, l->lib_dirs.v[i]), name,
+		if ((!l->lib_dir_present || present[i]) &&
+		    (found = try_dir(l, with_sysroot(l, l->lib_dirs.v[i]), name,
 				     static_only)))
 			return found;
 	defaults[1] = ol_arena_printf(&l->arena, "/lib/%s", multiarch(l));

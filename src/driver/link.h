@@ -161,6 +161,7 @@ struct ol_link {
 	struct ol_item *items;
 	size_t nitems;
 	struct ol_strvec lib_dirs;   /* -L, in order */
+	bool *lib_dir_present;       /* which of them exist (inputs.c) */
 	struct ol_strvec rpaths;
 	char *sysroot;
 	/* run state */

@@ -115,6 +115,7 @@ static enum ol_err make_temp_dir(struct ol_link *l)
 		return OL_E_IO;
 	}
 	l->tmpdir = dir;
+	l->run.response_dir = dir;
 	if (l->opt.verbose)
 		fprintf(stderr, "offlink: temporary files %s %s\n",
 			l->opt.save_temps ? "kept in" : "in", ol_link_quote(l, dir));

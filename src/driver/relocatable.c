@@ -67,6 +67,7 @@ static enum ol_err objcopy_command(struct ol_cmd *c, const char *tool, const cha
 				   const char *in, const char *out)
 {
 	c->step = strdup("relocatable output");
+	c->response_file = true;
 	ol_strvec_push(&c->argv, tool);
 	ol_strvec_push(&c->argv, "--remove-section=.llvm.offloading");
 	for (size_t i = 0; i < sizeof(entry_sections) / sizeof(entry_sections[0]); i++) {

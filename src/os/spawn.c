@@ -150,7 +150,74 @@ static int spawn_guarded(pid_t *pid, char *const *argv,
 	return rc;
 }
 
-static enum ol_err spawn_with(const struct ol_cmd *c,
+/* ---- response files ---- */
+
+/* Whether argv (and the environment) would not fit in exec's limits: a
+ * quarter of ARG_MAX in all, or one argument of 128 KiB (Linux's
+ * MAX_ARG_STRLEN). */
+static bool too_long(char *const *argv)
+{
+	long arg_max = sysconf(_SC_ARG_MAX);
+	size_t limit = arg_max > 0 ? (size_t)arg_max / 4 : 32768, total = 0;
+
+	for (char *const *e = environ; e && *e; e++)
+		total += strlen(*e) + 1 + sizeof(char *);
+	for (size_t i = 0; argv[i]; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		if (n >= 128 * 1024)
+			return true;
+		total += n + sizeof(char *);
+	}
+	return total > limit;
+}
+
+/* One argument for a GNU response file (libiberty's and LLVM's readers
+ * agree): every byte but a plain few behind a backslash, "" for empty. */
+static enum ol_err quote_arg(struct ol_buf *b, const char *a)
+{
+	enum ol_err rc = *a ? OL_OK : ol_buf_puts(b, "\"\"");
+
+	for (; *a && !rc; a++) {
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789-_./=+,:%^", *a))
+			rc = ol_buf_append(b, "\\", 1);
+		if (!rc)
+			rc = ol_buf_append(b, a, 1);
+	}
+	return rc ? rc : ol_buf_puts(b, "\n");
+}
+
+/* Write argv[1..] to a new file in dir; *path receives its name. */
+static enum ol_err write_response_file(const char *dir, char *const *argv,
+				       char **path, struct ol_diag *d)
+{
+	struct ol_buf b = { 0 };
+	char *name = NULL;
+	enum ol_err rc = OL_OK;
+	int fd;
+
+	for (size_t i = 1; argv[i] && !rc; i++)
+		rc = quote_arg(&b, argv[i]);
+	if (rc || asprintf(&name, "%s/args-XXXXXX.rsp", dir) < 0) {
+		ol_buf_free(&b);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	fd = mkstemps(name, 4);
+	if (fd < 0 || (b.len && write(fd, b.data, b.len) != (ssize_t)b.len) ||
+	    close(fd) != 0) {
+		rc = ol_diag_errno(d, errno, "cannot write a response file", name);
+		if (fd >= 0)
+			unlink(name);
+		free(name);
+	} else {
+		*path = name;
+	}
+	ol_buf_free(&b);
+	return rc;
+}
+
+static enum ol_err spawn_argv(const struct ol_cmd *c, char *const *argv,
 			      posix_spawn_file_actions_t *fa, pid_t *pid,
 			      struct ol_diag *d)
 {
@@ -167,9 +234,9 @@ static enum ol_err spawn_with(const struct ol_cmd *c,
 	posix_spawnattr_setsigmask(&attr, &old);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
 	if (guard_exe)
-		rc = spawn_guarded(pid, c->argv.v, fa, &attr);
+		rc = spawn_guarded(pid, argv, fa, &attr);
 	else
-		rc = posix_spawnp(pid, c->argv.v[0], fa, &attr, c->argv.v, environ);
+		rc = posix_spawnp(pid, argv[0], fa, &attr, argv, environ);
 	if (rc == 0 && ol_cleanup_add_child(*pid)) {
 		/* Untracked, it could outlive a stopped offlink: stop it. */
 		kill(*pid, SIGKILL);
@@ -188,6 +255,33 @@ static enum ol_err spawn_with(const struct ol_cmd *c,
 	return OL_OK;
 }
 
+static enum ol_err spawn_with(const struct ol_cmd *c, const struct ol_run_opts *o,
+			      posix_spawn_file_actions_t *fa, pid_t *pid,
+			      struct ol_diag *d)
+{
+	struct ol_strvec short_argv = { 0 };
+	char *const *argv = c->argv.v, *rsp = NULL;
+	enum ol_err err;
+
+	if (c->response_file && o && o->response_dir && too_long(argv)) {
+		if (write_response_file(o->response_dir, argv, &rsp, d))
+			return d->code;
+		ol_strvec_push(&short_argv, argv[0]);
+		ol_strvec_pushf(&short_argv, "@%s", rsp);
+		if (short_argv.err) {
+			free(rsp);
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		}
+		if (o->verbose || o->dry_run)
+			fprintf(o->log ? o->log : stderr, "  (arguments in the response file %s)\n", rsp);
+		argv = short_argv.v;
+	}
+	err = spawn_argv(c, argv, fa, pid, d);
+	ol_strvec_free(&short_argv);
+	free(rsp);
+	return err;
+}
+
 enum ol_err ol_spawn(const struct ol_cmd *c, const struct ol_run_opts *o,
 		     pid_t *pid, struct ol_diag *d)
 {
@@ -204,7 +298,7 @@ enum ol_err ol_spawn(const struct ol_cmd *c, const struct ol_run_opts *o,
 		posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
 						 c->stdout_path,
 						 O_WRONLY | O_CREAT | O_TRUNC, 0666);
-	rc = spawn_with(c, &fa, pid, d);
+	rc = spawn_with(c, o, &fa, pid, d);
 	posix_spawn_file_actions_destroy(&fa);
 	return rc;
 }
@@ -270,7 +364,7 @@ enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
 		return ol_diag_errno(d, errno, "pipe", NULL);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	rc = spawn_with(c, &fa, &pid, d);
+	rc = spawn_with(c, o, &fa, &pid, d);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (rc) {

@@ -19,12 +19,16 @@ struct ol_cmd {
 	char *step;            /* what this command does, for messages */
 	struct ol_strvec argv; /* argv[0] is the program (a path) */
 	char *stdout_path;     /* redirect stdout to this file, or NULL */
+	bool response_file;    /* the program reads GNU "@file" arguments
+				* (clang, GNU ld, lld, objcopy): an argument
+				* list too long for exec goes in one */
 };
 
 struct ol_run_opts {
 	bool verbose;   /* print each argv before running it */
 	bool dry_run;   /* print each argv, run nothing */
 	FILE *log;      /* where to print; stderr when NULL */
+	const char *response_dir; /* where response files are written */
 };
 
 /* Free a command's strings. */
