@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bundler/bundler.h"
+#include "common/message.h"
 #include "common/response_file.h"
 #include "common/strmap.h"
 #include "common/version.h"
@@ -58,10 +59,7 @@ static const char usage_text[] =
 
 static int fail(const struct ol_diag *d)
 {
-	char msg[2048];
-
-	ol_diag_format(d, msg, sizeof(msg));
-	fprintf(stderr, "%s: error: %s\n", tool, msg);
+	ol_message_diag(tool, d);
 	return EXIT_ERROR;
 }
 
@@ -71,11 +69,9 @@ static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: error: ", tool);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ol_vmessage(tool, "error", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_USAGE;
 }
 
@@ -262,8 +258,8 @@ static int check_conflicts(struct bundler *b, const struct ol_target_id *tid,
 		bucket = *v - 1;
 		for (size_t j = k->head[bucket]; parsed[i] && j != SIZE_MAX; j = k->next[j])
 			if (parsed[j] && ol_target_id_conflict(&tid[i], &tid[j])) {
-				fprintf(stderr, "%s: error: Cannot bundle inputs with conflicting targets: '%s' and '%s'\n",
-					tool, b->ids[j].text, b->ids[i].text);
+				ol_message(tool, "error", "Cannot bundle inputs with conflicting targets: '%s' and '%s'",
+					   b->ids[j].text, b->ids[i].text);
 				return EXIT_ERROR;
 			}
 		k->next[k->tail[bucket]] = i;

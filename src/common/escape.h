@@ -36,6 +36,13 @@ enum ol_err ol_escape_str(struct ol_buf *out, const char *s);
  * memory runs out. */
 char *ol_escape_dup(const char *s);
 
+/* Text for a terminal: a message or a listing that may quote untrusted
+ * names.  Printable ASCII and well-formed UTF-8 (a path in any language)
+ * stay as they are; control bytes (C0, DEL, and C1 whether raw or
+ * UTF-8-encoded) and malformed UTF-8 become "\ooo", so no input can move
+ * the cursor, retitle the window or hide text.  Appended to out. */
+enum ol_err ol_escape_terminal(struct ol_buf *out, const char *s, size_t n);
+
 /* Longest piece of a triple or arch offlink puts in a file name. */
 #define OL_NAME_PART_MAX 64
 

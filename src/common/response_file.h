@@ -1,7 +1,9 @@
 /* @file arguments: replaced by the arguments the file holds, tokenised as
- * GNU tools do (whitespace separates; quotes group; backslash escapes),
- * recursively.  A @file that cannot be read stays as it is, as GCC and
- * LLVM leave it. */
+ * GNU tools do (whitespace separates; quotes group; backslash escapes,
+ * inside quotes too), recursively, up to 100 levels and never a file
+ * within itself.  A @file that does not exist stays as it is, as GCC and
+ * LLVM leave it; one that exists but cannot be read (a directory, no
+ * permission) is an error. */
 #ifndef OFFLINK_COMMON_RESPONSE_FILE_H
 #define OFFLINK_COMMON_RESPONSE_FILE_H
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/message.h"
 #include "driver/device_link.h"
 #include "format/bundle.h"
 #include "format/bundle_id.h"
@@ -156,8 +157,8 @@ static enum ol_err write_hip_bundle(struct ol_link *l, struct ol_wrapper *w,
 		z = (struct ol_buf){ 0 };
 	}
 	if (l->opt.verbose || l->opt.dry_run)
-		fprintf(stderr, "offlink: writing the HIP offload bundle %s: %s\n",
-			w->bundle_path, (char *)contents->data);
+		ol_message("offlink", NULL, "writing the HIP offload bundle %s: %s",
+			   w->bundle_path, (char *)contents->data);
 	rc = ol_write_file_atomic(w->bundle_path, out.data, out.len, d);
 out:
 	for (size_t i = 0; maps && i < w->ngroups; i++)

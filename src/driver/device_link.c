@@ -80,6 +80,21 @@ static const char *make_stem(struct ol_link *l, const struct ol_group *g)
 	return s;
 }
 
+const char *ol_group_origins(struct ol_link *l, const struct ol_group *g)
+{
+	enum { SHOWN = 3 };
+	struct ol_buf b = { 0 };
+	const char *s;
+
+	for (size_t i = 0; i < g->nimages && i < SHOWN; i++)
+		ol_buf_printf(&b, "%s%s", i ? ", " : "", g->images[i]->origin);
+	if (g->nimages > SHOWN)
+		ol_buf_printf(&b, " and %zu more", g->nimages - SHOWN);
+	s = ol_arena_strdup(&l->arena, b.data ? (char *)b.data : "no image");
+	ol_buf_free(&b);
+	return s ? s : "?";
+}
+
 const char *ol_group_stem(struct ol_link *l, const struct ol_group *g)
 {
 	(void)l;
@@ -219,8 +234,9 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 	struct ol_cmd *c;
 
 	if (!g->all_bitcode) {
-		ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode device images (-foffload-lto)",
-			       ol_group_label(l, g));
+		ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode device images "
+				  "(-foffload-lto); device code from %s",
+			       ol_group_label(l, g), ol_group_origins(l, g));
 		return OL_E_UNSUPPORTED;
 	}
 	c = ol_group_add_step(l, g, l->clang, "merge bitcode");
@@ -354,9 +370,15 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		jobs[i].nsteps = l->groups[i].nsteps;
 	}
 	if (ol_pool_run(jobs, l->ngroups, l->opt.jobs, &l->run)) {
-		for (size_t i = 0; i < l->ngroups; i++)
-			if (jobs[i].failed)
-				ol_link_error(l, &jobs[i].diag);
+		for (size_t i = 0; i < l->ngroups; i++) {
+			char msg[2048];
+
+			if (!jobs[i].failed)
+				continue;
+			ol_diag_format(&jobs[i].diag, msg, sizeof(msg));
+			ol_link_errorf(l, "%s (device code from %s)", msg,
+				       ol_group_origins(l, &l->groups[i]));
+		}
 		rc = OL_E_TOOL_FAILED;
 	}
 	free(jobs);

@@ -14,6 +14,9 @@ const char *ol_scoped_arg(const char *spec, const char *triple);
 const char *ol_kind_name(enum ob_offload_kind k);
 /* "openmp nvptx64-nvidia-cuda sm_90": the group in messages. */
 char *ol_group_label(struct ol_link *l, const struct ol_group *g);
+/* Where g's device code comes from, for messages: "a.o, lib.a(k.o)" or
+ * "a.o, b.o, c.o and 7 more". */
+const char *ol_group_origins(struct ol_link *l, const struct ol_group *g);
 /* "2.openmp.nvptx64-nvidia-cuda.sm_90": the group in file names (set
  * when its link is planned). */
 const char *ol_group_stem(struct ol_link *l, const struct ol_group *g);

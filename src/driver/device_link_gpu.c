@@ -153,8 +153,9 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 	enum ol_err rc = OL_OK;
 
 	if (strncmp(g->arch, "sm_", 3) != 0) {
-		ol_link_errorf(l, "device link %s: NVPTX device code needs an sm_ architecture, not '%s'",
-			       ol_group_label(l, g), g->arch);
+		ol_link_errorf(l, "device link %s: NVPTX device code needs an sm_ architecture, "
+				  "not '%s' (device code from %s)",
+			       ol_group_label(l, g), g->arch, ol_group_origins(l, g));
 		return OL_E_UNSUPPORTED;
 	}
 	if (need_tool(l, g, ol_find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
@@ -225,8 +226,9 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	if (!lld)
 		return OL_E_UNSUPPORTED;
 	if (ol_target_id_parse(g->arch, &tid, &d) || !tid.processor[0]) {
-		ol_link_errorf(l, "device link %s: AMDGPU device code needs a processor, not '%s'",
-			       ol_group_label(l, g), g->arch);
+		ol_link_errorf(l, "device link %s: AMDGPU device code needs a processor, "
+				  "not '%s' (device code from %s)",
+			       ol_group_label(l, g), g->arch, ol_group_origins(l, g));
 		return OL_E_UNSUPPORTED;
 	}
 	c = ol_group_add_step(l, g, lld, NULL);
@@ -257,7 +259,8 @@ enum ol_err ol_plan_gpu(struct ol_link *l, struct ol_group *g)
 		return plan_nvptx(l, g);
 	if (strncmp(g->triple, "amdgcn-", 7) == 0)
 		return plan_amdgpu(l, g);
-	ol_link_errorf(l, "device link %s: linking for %s is not supported",
-		       ol_group_label(l, g), g->triple);
+	ol_link_errorf(l, "device link %s: linking for %s is not supported "
+			  "(device code from %s)",
+		       ol_group_label(l, g), g->triple, ol_group_origins(l, g));
 	return OL_E_UNSUPPORTED;
 }

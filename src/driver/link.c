@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "common/escape.h"
+#include "common/message.h"
 
+/* Messages go through common/message.c: one line each, made safe for a
+ * terminal, since they quote triples and member names from inputs. */
 void ol_link_error(struct ol_link *l, const struct ol_diag *d)
 {
-	char msg[2048];
-
-	ol_diag_format(d, msg, sizeof(msg));
-	fprintf(stderr, "offlink: error: %s\n", msg);
+	ol_message_diag("offlink", d);
 	l->nerrors++;
 }
 
@@ -21,11 +21,9 @@ void ol_link_errorf(struct ol_link *l, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("offlink: error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ol_vmessage("offlink", "error", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	l->nerrors++;
 }
 
@@ -34,11 +32,9 @@ void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
 	va_list ap;
 
 	(void)l;
-	fputs("offlink: warning: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ol_vmessage("offlink", "warning", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 const char *ol_link_quote(struct ol_link *l, const char *text)

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/json.h"
+#include "common/message.h"
 #include "common/version.h"
 #include "driver/options.h"
 #include "driver/phases.h"
@@ -117,8 +117,8 @@ static enum ol_err make_temp_dir(struct ol_link *l)
 	l->tmpdir = dir;
 	l->run.response_dir = dir;
 	if (l->opt.verbose)
-		fprintf(stderr, "offlink: temporary files %s %s\n",
-			l->opt.save_temps ? "kept in" : "in", ol_link_quote(l, dir));
+		ol_message("offlink", NULL, "temporary files %s %s",
+			   l->opt.save_temps ? "kept in" : "in", dir);
 	return l->opt.save_temps ? OL_OK : ol_cleanup_add_dir(dir);
 }
 
@@ -181,23 +181,36 @@ static enum ol_err link_program(struct ol_link *l)
 	return OL_OK;
 }
 
-static void write_time_trace(struct ol_link *l)
+/* --wrapper-time-trace: the phases as a Chrome trace.  The file is opened
+ * (under a temporary name) before the link, so an unwritable path is an
+ * error before anything is linked, as LLVM's tool fails on it. */
+static enum ol_err write_time_trace(struct ol_link *l, struct ol_outfile *out)
 {
-	FILE *f;
 	double origin = l->ntimings ? l->timings[0].start_us : 0;
+	struct ol_buf b = { 0 };
+	struct ol_diag d;
+	enum ol_err rc = OL_OK;
 
-	if (!l->opt.time_trace || !(f = fopen(l->opt.time_trace, "w")))
-		return;
-	fputs("{\"traceEvents\":[\n", f);
-	for (size_t i = 0; i < l->ntimings; i++) {
-		fputs("{\"name\":", f);
-		ol_json_string(f, l->timings[i].phase);
-		fprintf(f, ",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%.0f,\"dur\":%.0f}%s\n",
-			l->timings[i].start_us - origin, l->timings[i].dur_us,
-			i + 1 < l->ntimings ? "," : "");
+	ol_diag_clear(&d);
+	rc |= ol_buf_puts(&b, "{\"traceEvents\":[\n");
+	for (size_t i = 0; i < l->ntimings; i++)
+		rc |= ol_buf_printf(&b, "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":1,"
+				    "\"ts\":%.0f,\"dur\":%.0f}%s\n",
+				    l->timings[i].phase, l->timings[i].start_us - origin,
+				    l->timings[i].dur_us, i + 1 < l->ntimings ? "," : "");
+	rc |= ol_buf_puts(&b, "]}\n");
+	if (rc)
+		rc = ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+	else if (!ol_out_write(out, b.data, b.len, &d))
+		rc = ol_out_commit(out, false, &d);
+	else
+		rc = d.code;
+	ol_buf_free(&b);
+	if (rc) {
+		ol_out_abort(out);
+		ol_link_error(l, &d);
 	}
-	fputs("]}\n", f);
-	fclose(f);
+	return rc;
 }
 
 static void free_cmds(struct ol_cmd *c, size_t n)
@@ -279,6 +292,7 @@ static int exit_status(const struct ol_link *l, enum ol_err rc)
 
 static int run(struct ol_link *l, int argc, char **argv)
 {
+	struct ol_outfile trace = { .fd = -1 };
 	struct ol_diag d;
 	enum ol_err rc;
 
@@ -303,10 +317,16 @@ static int run(struct ol_link *l, int argc, char **argv)
 				  "(the clang driver always does)");
 		return EXIT_USAGE;
 	}
+	if (l->opt.time_trace && ol_out_open(&trace, l->opt.time_trace, &d)) {
+		ol_diag_prefix(&d, "--wrapper-time-trace");
+		ol_link_error(l, &d);
+		return EXIT_ERROR;
+	}
 	rc = finish_options(l);
 	if (!rc)
 		rc = link_program(l);
-	write_time_trace(l);
+	if (l->opt.time_trace && write_time_trace(l, &trace) && !rc)
+		rc = OL_E_IO;
 	return exit_status(l, rc);
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/message.h"
 #include "driver/device_link.h"
 
 /* An image left out whose exact target is linked: worth showing; members
@@ -26,18 +27,18 @@ void ol_print_plan(struct ol_link *l)
 {
 	size_t skipped = 0;
 
-	fprintf(stderr, "offlink: plan for %s (host %s): %zu device link%s\n",
+	ol_message("offlink", NULL, "plan for %s (host %s): %zu device link%s",
 		l->output, l->opt.host_triple, l->ngroups, l->ngroups == 1 ? "" : "s");
 	for (size_t i = 0; i < l->ngroups; i++) {
 		const struct ol_group *g = &l->groups[i];
 
-		fprintf(stderr, "offlink:   %s: %zu image%s -> %s\n",
+		ol_message("offlink", NULL, "  %s: %zu image%s -> %s",
 			ol_group_label(l, g), g->nimages, g->nimages == 1 ? "" : "s",
 			g->image_path ? g->image_path : "?");
 		for (size_t k = 0; k < g->nimages; k++) {
 			const struct ol_image *img = g->images[k];
 
-			fprintf(stderr, "offlink:     %-9s %9llu  %s  (%s)\n",
+			ol_message("offlink", NULL, "    %-9s %9llu  %s  (%s)",
 				ob_image_kind_name(img->entry->image_kind),
 				(unsigned long long)img->entry->image_size,
 				img->origin, img->why);
@@ -49,7 +50,7 @@ void ol_print_plan(struct ol_link *l)
 					: w->kind == OB_OFK_HIP ? "an offload bundle (written by offlink)"
 								: "offload binaries";
 
-		fprintf(stderr, "offlink:   %s registration: %zu image%s in %s%s%s\n",
+		ol_message("offlink", NULL, "  %s registration: %zu image%s in %s%s%s",
 			ob_offload_kind_name(w->kind), w->ngroups, w->ngroups == 1 ? "" : "s",
 			container, w->bundle_path ? " -> " : "",
 			w->bundle_path ? w->bundle_path : "");
@@ -57,14 +58,13 @@ void ol_print_plan(struct ol_link *l)
 	for (size_t i = 0; i < l->nimages; i++)
 		skipped += relevant(l, &l->images[i]);
 	if (skipped)
-		fprintf(stderr, "offlink:   not linked (the host link does not pull these members in):\n");
+		ol_message("offlink", NULL, "  not linked (the host link does not pull these members in):");
 	for (size_t i = 0; i < l->nimages; i++) {
 		const struct ol_image *img = &l->images[i];
 
 		if (relevant(l, img))
-			fprintf(stderr, "offlink:     %s %s%s%s  %s\n",
+			ol_message("offlink", NULL, "    %s %s%s%s  %s",
 				ob_offload_kind_name(img->kind), img->triple,
 				img->arch[0] ? " " : "", img->arch, img->origin);
 	}
-	fflush(stderr);
 }

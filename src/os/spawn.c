@@ -33,6 +33,31 @@ static bool needs_quotes(const char *s)
 	return false;
 }
 
+/* A byte a terminal might act on: the argument is printed in bash's
+ * $'...' form with such bytes as octal escapes (an argument can hold a
+ * triple or a path read from an input). */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return true;
+	return false;
+}
+
+static void print_ansi_c(FILE *f, const char *s)
+{
+	fputs("$'", f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\' || c == '\'')
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('\'', f);
+}
+
 void ol_print_argv(FILE *f, char *const *argv)
 {
 	for (size_t i = 0; argv[i]; i++) {
@@ -42,6 +67,10 @@ void ol_print_argv(FILE *f, char *const *argv)
 			fputc(' ', f);
 		if (!needs_quotes(s)) {
 			fputs(s, f);
+			continue;
+		}
+		if (has_control(s)) {
+			print_ansi_c(f, s);
 			continue;
 		}
 		fputc('\'', f);

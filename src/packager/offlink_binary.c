@@ -17,6 +17,7 @@
 #include "common/escape.h"
 #include "common/grow.h"
 #include "common/json.h"
+#include "common/message.h"
 #include "common/response_file.h"
 #include "common/version.h"
 #include "extract/archive_writer.h"
@@ -100,20 +101,16 @@ static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: error: ", tool);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ol_vmessage(tool, "error", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", tool);
+	fprintf(stderr, "Try '%s --help' for more information.\n", tool);
 	return EXIT_USAGE;
 }
 
 static int report(const struct ol_diag *d)
 {
-	char msg[2048];
-
-	ol_diag_format(d, msg, sizeof(msg));
-	fprintf(stderr, "%s: error: %s\n", tool, msg);
+	ol_message_diag(tool, d);
 	return EXIT_ERROR;
 }
 
@@ -519,8 +516,8 @@ static int extract_spec(struct collection *c, const struct image_spec *s)
 	if (!s->files.n || !last)
 		return EXIT_OK;
 	if (matches > 1)
-		fprintf(stderr, "%s: warning: Multiple inputs match to a single file, '%s'\n",
-			tool, s->files.v[0]);
+		ol_message(tool, "warning", "Multiple inputs match to a single file, '%s'",
+			   s->files.v[0]);
 	if (write_image(s->files.v[0], last, &d))
 		return report(&d);
 	return EXIT_OK;

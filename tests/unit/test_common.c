@@ -5,8 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/arena.h"
 #include "common/buf.h"
@@ -109,6 +111,58 @@ static void response_file_missing_is_kept(void **state)
 	ol_strvec_free(&v);
 }
 
+/* A directory, a file that includes itself, and nesting up to LLVM's
+ * 100 levels (issue 9, item 10). */
+static void response_file_errors_and_depth(void **state)
+{
+	char dir[] = "/tmp/offlink-rsp-XXXXXX", path[512], arg[600];
+	char *argv[2] = { "tool", arg };
+	struct ol_strvec v = { 0 };
+	struct ol_diag d;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	ol_diag_clear(&d);
+	snprintf(arg, sizeof(arg), "@%s", dir);
+	assert_int_equal(ol_expand_args(2, argv, 1, &v, &d), OL_E_IO);
+	assert_non_null(strstr(d.detail, "Is a directory"));
+	ol_strvec_free(&v);
+
+	snprintf(path, sizeof(path), "%s/self", dir);
+	assert_non_null(f = fopen(path, "w"));
+	fprintf(f, "a @%s b\n", path);
+	fclose(f);
+	snprintf(arg, sizeof(arg), "@%s", path);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_expand_args(2, argv, 1, &v, &d), OL_E_USAGE);
+	assert_non_null(strstr(d.detail, "recursive expansion"));
+	ol_strvec_free(&v);
+	unlink(path);
+
+	/* r0 holds "@r1", ..., r99 holds "last": 100 levels expand. */
+	for (int i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path), "%s/r%d", dir, i);
+		assert_non_null(f = fopen(path, "w"));
+		if (i < 99)
+			fprintf(f, "@%s/r%d\n", dir, i + 1);
+		else
+			fprintf(f, "last\n");
+		fclose(f);
+	}
+	snprintf(arg, sizeof(arg), "@%s/r0", dir);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_expand_args(2, argv, 1, &v, &d), OL_OK);
+	assert_int_equal(v.n, 1);
+	assert_string_equal(v.v[0], "last");
+	ol_strvec_free(&v);
+	for (int i = 0; i < 100; i++) {
+		snprintf(path, sizeof(path), "%s/r%d", dir, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 static void arena_is_aligned_and_zeroed(void **state)
 {
 	struct ol_arena a = { 0 };
@@ -179,6 +233,7 @@ int main(void)
 		cmocka_unit_test(diag_long_detail_is_cut_not_overflowed),
 		cmocka_unit_test(strvec_push_insert_contains),
 		cmocka_unit_test(tokenize_like_gnu),
+		cmocka_unit_test(response_file_errors_and_depth),
 		cmocka_unit_test(response_file_missing_is_kept),
 		cmocka_unit_test(arena_is_aligned_and_zeroed),
 		cmocka_unit_test(buf_appends),
