@@ -15,26 +15,39 @@ static enum ol_err elf_fail(struct ol_diag *d, const char *what)
 			   elf_errmsg(-1));
 }
 
-/* libelf reports no error for a section header table that lies past the
- * end of the data (it just shows no sections), so check it here. */
+/* libelf reports no error for a section header table that lies wholly or
+ * partly past the end of the data (it shows fewer sections, or none), so
+ * check it here from the ELF header's own count: e_shnum, or, when that is
+ * 0 with a table present, section 0's sh_size (extended numbering). */
 static enum ol_err check_section_table(struct ol_elf *e, struct ol_diag *d)
 {
-	size_t shnum;
 	uint64_t entsize = e->ehdr.e_shentsize, off = e->ehdr.e_shoff;
+	uint64_t shnum = e->ehdr.e_shnum;
+	size_t extended;
 
-	if (elf_getshdrnum(e->elf, &shnum) != 0)
-		return elf_fail(d, "section count");
-	if (off == 0 && shnum == 0)
-		return OL_OK;
+	if (off == 0)
+		return shnum == 0 ? OL_OK
+				  : ol_diag_at(d, OL_E_BAD_ELF, 0, "e_shoff",
+					       "%llu section headers at offset 0",
+					       (unsigned long long)shnum);
 	if (entsize < (gelf_getclass(e->elf) == ELFCLASS64 ? sizeof(Elf64_Shdr)
 							    : sizeof(Elf32_Shdr)))
 		return ol_diag_at(d, OL_E_BAD_ELF, 0, "e_shentsize",
 				  "section header size %llu is too small",
 				  (unsigned long long)entsize);
-	if (off > e->len || shnum > (e->len - off) / entsize)
+	if (off > e->len || entsize > e->len - off)
 		return ol_diag_at(d, OL_E_BAD_ELF, 0, "e_shoff",
-				  "%zu section headers at offset %llu run past the end of the %zu-byte file",
-				  shnum, (unsigned long long)off, e->len);
+				  "the section headers at offset %llu lie past the end of the %zu-byte file",
+				  (unsigned long long)off, e->len);
+	if (shnum == 0) {
+		if (elf_getshdrnum(e->elf, &extended) != 0)
+			return elf_fail(d, "section count");
+		shnum = extended;
+	}
+	if (shnum > (e->len - off) / entsize)
+		return ol_diag_at(d, OL_E_BAD_ELF, 0, "e_shoff",
+				  "%llu section headers at offset %llu run past the end of the %zu-byte file",
+				  (unsigned long long)shnum, (unsigned long long)off, e->len);
 	return OL_OK;
 }
 

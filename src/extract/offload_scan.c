@@ -107,6 +107,16 @@ static enum ol_err on_member(void *ctx, const struct ol_ar_member *m,
 			       as->cb, as->ctx, NULL, d);
 }
 
+static enum ol_err ignore_symbol(void *ctx, const char *name, uint64_t off,
+				 struct ol_diag *d)
+{
+	(void)ctx;
+	(void)name;
+	(void)off;
+	(void)d;
+	return OL_OK;
+}
+
 /* Host bitcode (LTO objects) keeps embedded offload binaries in IR
  * metadata, which offlink does not parse; say so rather than silently
  * linking a program without its device code. */
@@ -130,6 +140,7 @@ enum ol_err ol_scan_offload(const char *file, const char *member, uint8_t *p,
 {
 	struct ol_origin raw = { .file = file, .member = member };
 	struct ar_scan as = { file, flags, cb, ctx };
+	bool has_index;
 
 	switch (ol_input_kind_of(p, len)) {
 	case OL_INPUT_OFFLOAD_BINARY:
@@ -139,7 +150,10 @@ enum ol_err ol_scan_offload(const char *file, const char *member, uint8_t *p,
 	case OL_INPUT_ARCHIVE:
 		if (member) /* an archive inside an archive */
 			return OL_OK;
-		if (ol_archive_for_each(file, p, len, on_member, &as, keep, d)) {
+		/* The index is read too, though nothing here needs it: an
+		 * archive whose index is corrupt is malformed (ld says so). */
+		if (ol_archive_for_each_symbol(p, len, ignore_symbol, NULL, &has_index, d) ||
+		    ol_archive_for_each(file, p, len, on_member, &as, keep, d)) {
 			ol_diag_locate(d, file, NULL, 0);
 			return d->code;
 		}
