@@ -252,7 +252,7 @@ static enum ol_err generate(enum which k, const struct wo_input *in, const char 
 
 /* The same shape with harmless strings. */
 static void harmless(const struct wo_input *in, struct wo_input *h,
-		     char names[][2][16])
+		     char names[][2][32])
 {
 	*h = *in;
 	h->output = "out";
@@ -320,7 +320,7 @@ static int build(enum which k, const struct wo_input *in, const char *dir,
 
 /* The harmless set with each managed placeholder replaced by its name. */
 static int expected_symbols(const struct symset *h, const struct wo_input *in,
-			    char names[][2][16], struct symset *out)
+			    char names[][2][32], struct symset *out)
 {
 	for (size_t i = 0; i < h->n; i++) {
 		unsigned bind, type;
@@ -419,7 +419,7 @@ static int check_one(enum which k, const struct wo_input *in, const char *dir,
 		     const char *clang, char *why, size_t len)
 {
 	const char *stem = k == OPENMP ? "openmp" : in->hip ? "hip" : "cuda";
-	char names[WO_MAX_MANAGED][2][16], hstem[32];
+	char names[WO_MAX_MANAGED][2][32], hstem[32];
 	struct wo_input h;
 	struct object got, base;
 	struct symset sgot = { 0 }, sbase = { 0 }, want = { 0 };
