@@ -8,11 +8,22 @@ build_pkgs=(
   cmake pkg-config gcc make
   libelf-dev libarchive-dev libcmocka-dev zlib1g-dev libzstd-dev libmd-dev
 )
-# The real LLVM 19 tools are the oracles the tests compare against, and
-# libomptarget 19 runs the linked programs on its host device.
+# offlink serves clang 16, 19 and 22; each release's own tools are the
+# oracles for its links.  libomptarget 19 runs the linked programs on its
+# host device (and libomp-19-dev must stay: the libomp-N-dev packages
+# conflict, so 16's and 22's runtimes are unpacked privately, below).
 test_pkgs=(
   clang-19 clang-tools-19 llvm-19 lld-19 libomp-19-dev libclang-rt-19-dev
+  clang-16 clang-tools-16 llvm-16 lld-16
+  clang-22 clang-tools-22 llvm-22 lld-22
   binutils file xxd jq
+)
+# The OpenMP runtimes of LLVM 16 and 22, unpacked under deps/ (never
+# installed: installing libomp-N-dev removes libomp-19-dev).  22's
+# libomptarget is in liboffload-22.
+private_runtimes=(
+  "llvm16-omp:libomp-16-dev libomp5-16"
+  "llvm22-omp:libomp-22-dev liboffload-22 liboffload-22-dev"
 )
 
 want=("${build_pkgs[@]}")
@@ -27,14 +38,44 @@ for p in "${want[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#want[@]} packages already installed"
-  exit 0
-fi
-
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+updated=0
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#want[@]} packages already installed"
+else
+  echo "install-deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  updated=1
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# unpack DIR PACKAGE...: download the packages' .debs and unpack them into
+# deps/DIR (once: a stamp names what is there).
+unpack() {
+  local dir=deps/$1 stamp
+  shift
+  stamp="$dir/.unpacked-$(echo "$*" | tr ' ' '+')"
+  [ -e "$stamp" ] && return 0
+  [ $updated = 1 ] || { $sudo apt-get update -qq; updated=1; }
+  rm -rf "$dir" "$dir.debs"
+  mkdir -p "$dir.debs"
+  chmod 777 "$dir.debs"   # apt downloads as _apt
+  (cd "$dir.debs" && apt-get download -qq "$@")
+  for deb in "$dir.debs"/*.deb; do
+    dpkg-deb -x "$deb" "$dir"
+  done
+  rm -rf "$dir.debs"
+  touch "$stamp"
+  echo "install-deps: unpacked $* into $dir"
+}
+if [ "${1:-}" != "--build-only" ]; then
+  cd "$(dirname "$0")/.."
+  for r in "${private_runtimes[@]}"; do
+    unpack "${r%%:*}" ${r#*:}
+  done
+  # LLVM 22's libomp.so.5 is LLVM 19's (libomp5-19, installed): its link
+  # in the unpacked tree points to a system path, relative to the tree.
+  ln -sfn /usr/lib/x86_64-linux-gnu/libomp.so.5 deps/llvm22-omp/usr/lib/x86_64-linux-gnu/libomp.so.5
+fi

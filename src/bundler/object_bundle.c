@@ -17,8 +17,7 @@
 
 char *find_objcopy(const struct bundler *b)
 {
-	static const char *const names[] = { "llvm-objcopy-19", "llvm-objcopy",
-					     "objcopy", NULL };
+	static const char *const names[] = { "llvm-objcopy", "objcopy", NULL };
 
 	return ol_find_tool(b->argv0, "OFFLINK_OBJCOPY", names);
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/llvm_release.h"
 #include "format/target_id.h"
 #include "os/findprog.h"
 
@@ -40,15 +41,10 @@ static enum ol_err need_tool(struct ol_link *l, const struct ol_group *g,
 
 static const char *lto_helper(struct ol_link *l, const struct ol_group *g)
 {
-	static const char *const names[] = { "clang-nvlink-wrapper-19",
-					     "clang-nvlink-wrapper", NULL };
-	char *found = ol_find_in_dir(ol_clang_dir(l), "clang-nvlink-wrapper");
 	const char *tool = NULL;
 
-	if (!found)
-		found = ol_find_tool(l->argv0, "OFFLINK_NVLINK_LTO", names);
-	if (need_tool(l, g, found, "clang-nvlink-wrapper",
-		      "beside clang, $OFFLINK_NVLINK_LTO, PATH (clang-tools-19)", &tool))
+	if (need_tool(l, g, ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO"),
+		      "clang-nvlink-wrapper", ol_llvm_where(l, "OFFLINK_NVLINK_LTO"), &tool))
 		return NULL;
 	return tool;
 }
@@ -203,13 +199,10 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 
 static const char *find_lld(struct ol_link *l, const struct ol_group *g)
 {
-	static const char *const names[] = { "ld.lld-19", "ld.lld", NULL };
-	char *found = ol_find_in_dir(ol_clang_dir(l), "ld.lld");
 	const char *tool = NULL;
 
-	if (!found)
-		found = ol_find_tool(l->argv0, "OFFLINK_LLD", names);
-	if (need_tool(l, g, found, "ld.lld", "beside clang, $OFFLINK_LLD, PATH (lld-19)", &tool))
+	if (need_tool(l, g, ol_llvm_tool(l, "ld.lld", "OFFLINK_LLD"), "ld.lld",
+		      ol_llvm_where(l, "OFFLINK_LLD"), &tool))
 		return NULL;
 	return tool;
 }

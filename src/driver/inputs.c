@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "common/grow.h"
+#include "driver/device_link.h"
+#include "driver/device_symbols.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "extract/offload_entries.h"
@@ -258,6 +260,11 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 		img->kind = e->offload_kind;
 		img->triple = triple;
 		img->arch = arch ? arch : "";
+		/* clang 22 names a CPU device's arch "generic" where 16 and 19
+		 * leave it empty: one target (and never -march=generic, which
+		 * clang rejects for x86_64). */
+		if (strcmp(img->arch, "generic") == 0 && ol_triple_is_cpu(triple))
+			img->arch = "";
 		img->input = s->input;
 		img->member = s->member;
 		img->final = o->final;
@@ -308,10 +315,20 @@ static enum ol_err on_managed(void *ctx, const char *section, const char *init,
 	return OL_OK;
 }
 
+/* The clang release that made the images just found (choose_llvm). */
+static void note_producer(struct ol_link *l, struct ol_elf *e, size_t first_image)
+{
+	unsigned major = l->nimages > first_image ? ol_elf_clang_major(e) : 0;
+
+	for (size_t i = first_image; i < l->nimages; i++)
+		l->images[i].producer = major;
+}
+
 static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 		     const char *member, uint8_t *p, size_t n)
 {
 	struct section_ctx c = { sc, file, member };
+	size_t first_image = l->nimages;
 	struct ol_diag d;
 	struct ol_elf e;
 
@@ -320,6 +337,7 @@ static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 		if (ol_elf_for_each_section(&e, on_section, &c, &d) == OL_OK &&
 		    e.ehdr.e_type == ET_REL)
 			ol_elf_managed_vars(&e, on_managed, sc, &d);
+		note_producer(l, &e, first_image);
 		ol_elf_close(&e);
 	}
 	if (d.code) {
@@ -495,16 +513,17 @@ static bool is_gpu_triple(const char *t)
  * the clang driver adds; a relocatable (-r) link line has none, so GPU
  * device code could not link (LLVM 19's -r fails so).  When OpenMP GPU
  * code is linked with -r and no input is that library, it is taken from
- * beside clang, for device code only: it is never given to the host
- * linker (it is not in the items). */
-static void add_device_runtime_for_relocatable(struct ol_link *l)
+ * the chosen LLVM release's library directory, for device code only: it
+ * is never given to the host linker (it is not in the items).  A phase of
+ * its own, after choose_llvm, which says whose runtime it is. */
+enum ol_err ol_add_relocatable_runtime(struct ol_link *l)
 {
 	static const char lib[] = "libomptarget.devicertl.a";
 	bool gpu = false;
 	struct ol_input *in;
 
 	if (!l->opt.relocatable)
-		return;
+		return OL_OK;
 	for (size_t i = 0; i < l->nimages && !gpu; i++)
 		gpu = l->images[i].kind == OB_OFK_OPENMP && !l->images[i].final &&
 		      is_gpu_triple(l->images[i].triple);
@@ -512,10 +531,10 @@ static void add_device_runtime_for_relocatable(struct ol_link *l)
 		const char *base = strrchr(l->inputs[i].path ? l->inputs[i].path : "", '/');
 
 		if (strcmp(base ? base + 1 : l->inputs[i].path ? l->inputs[i].path : "", lib) == 0)
-			return; /* given on the command line */
+			return OL_OK; /* given on the command line */
 	}
 	if (!gpu)
-		return;
+		return OL_OK;
 	in = &l->inputs[l->ninputs];
 	memset(in, 0, sizeof(*in));
 	in->group = -1;
@@ -523,13 +542,18 @@ static void add_device_runtime_for_relocatable(struct ol_link *l)
 	if (!in->path) {
 		ol_link_warnf(l, "-r: OpenMP GPU code, but no %s beside clang: pass -l%s "
 				 "and its -L directory", lib, "omptarget.devicertl");
-		return;
+		return OL_OK;
 	}
 	open_input(l, in);
 	if (in->type == INPUT_MISSING)
-		return;
+		return l->nerrors ? OL_E_REPORTED : OL_OK;
 	l->ninputs++;
 	scan_one(l, in);
+	/* Its members are device code only: taken for the symbols linked
+	 * device code needs. */
+	if (l->nerrors)
+		return OL_E_REPORTED;
+	return ol_resolve_device_symbols(l);
 }
 
 enum ol_err ol_scan_inputs(struct ol_link *l)
@@ -543,7 +567,6 @@ enum ol_err ol_scan_inputs(struct ol_link *l)
 	for (size_t i = 0; i < l->ninputs; i++)
 		if (l->inputs[i].type != INPUT_MISSING)
 			scan_one(l, &l->inputs[i]);
-	add_device_runtime_for_relocatable(l);
 	l->entries_section = l->new_entries ? "llvm_offload_entries"
 					    : "omp_offloading_entries";
 	return l->nerrors ? OL_E_REPORTED : OL_OK;

@@ -92,6 +92,7 @@ struct ol_image {
 	bool taken;             /* goes into a device link */
 	const char *why;        /* why it was taken, for --dry-run */
 	int symbols_state;      /* 0 unread, 1 read, -1 unknown */
+	unsigned producer;      /* the LLVM release of its object's clang, or 0 */
 	struct ol_strvec defined, undefined; /* its global device symbols */
 };
 
@@ -121,6 +122,14 @@ struct ol_group {
 	bool relinked;               /* scratch: dropped as redundant while grouping */
 };
 
+/* The LLVM release the link follows (llvm_release.c). */
+struct ol_llvm {
+	unsigned major;              /* 16, 19, 22, ...; 0 when unknown */
+	char *bin;                   /* its tools' directory, or NULL */
+	const char *why;             /* how it was chosen, for the plan */
+	const char *searched;        /* where it was looked for */
+};
+
 /* One registration wrapper per offload kind. */
 struct ol_wrapper {
 	enum ob_offload_kind kind;
@@ -139,6 +148,7 @@ struct ol_options {
 	char *opt_level;        /* "0".."3", "s", "z" */
 	char *cuda_path;
 	char *time_trace;
+	char *llvm;             /* --llvm=<release or bin directory> */
 	bool dry_run, verbose, save_temps, embed_bitcode, print_wrapped;
 	bool relocatable, device_debug, compress, help, help_hidden, version;
 	bool whole_program, clang_backend;
@@ -181,6 +191,7 @@ struct ol_link {
 	size_t ngroups;
 	struct ol_wrapper *wrappers;
 	size_t nwrappers;
+	struct ol_llvm llvm;         /* the release whose tools run */
 	char *clang;                 /* the clang used for device links and wrappers */
 	const char *entries_section; /* omp_offloading_entries or llvm_offload_entries */
 	bool new_entries;            /* inputs use LLVM >= 20's llvm_offload_entries */

@@ -13,6 +13,7 @@
 
 #include "common/message.h"
 #include "common/version.h"
+#include "driver/llvm_release.h"
 #include "driver/options.h"
 #include "driver/phases.h"
 #include "os/cleanup.h"
@@ -164,6 +165,9 @@ static enum ol_err link_program(struct ol_link *l)
 	/* take archive members' device code when the host link uses them */
 	PHASE(l, ol_select_archive_members);
 	/* one device link per (kind, triple, arch) */
+	/* the LLVM release whose tools link this device code */
+	PHASE(l, ol_choose_llvm);
+	PHASE(l, ol_add_relocatable_runtime);
 	PHASE(l, ol_group_images);
 	PHASE(l, ol_find_tools);
 	PHASE(l, ol_plan_device_links);
@@ -266,6 +270,8 @@ static void link_free(struct ol_link *l)
 	free(o->opt_level);
 	free(o->cuda_path);
 	free(o->time_trace);
+	free(o->llvm);
+	free(l->llvm.bin);
 	free(l->sysroot);
 	ol_strmap_free(&l->host_symbols);
 	ol_arena_free(&l->arena);

@@ -19,7 +19,7 @@ enum opt_id {
 	O_EMBED_BITCODE, O_PRINT_WRAPPED, O_SAVE_TEMPS, O_COMPRESS,
 	O_COMPRESSION_LEVEL, O_TIME_TRACE, O_IGNORED_VALUE, O_JOBS,
 	O_OVERRIDE_IMAGE, O_SHOULD_EXTRACT, O_OFFLOAD_OPT, O_HELP, O_HELP_HIDDEN,
-	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL,
+	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM,
 };
 
 struct wrapper_opt {
@@ -29,6 +29,7 @@ struct wrapper_opt {
 
 static const struct wrapper_opt wrapper_opts[] = {
 	{ "linker-path=", O_LINKER_PATH },
+	{ "llvm=", O_LLVM },
 	{ "host-triple=", O_HOST_TRIPLE },
 	{ "opt-level=", O_OPT_LEVEL },
 	{ "cuda-path=", O_CUDA_PATH },
@@ -179,6 +180,7 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 	case O_OPT_LEVEL: return parse_opt_level(l, v, d);
 	case O_CUDA_PATH: return set_string(&o->cuda_path, v);
 	case O_TIME_TRACE: return set_string(&o->time_trace, v);
+	case O_LLVM: return set_string(&o->llvm, v);
 	case O_BITCODE_LIB: return ol_strvec_push(&o->bitcode_libraries, v);
 	case O_BUILTIN_BITCODE: return ol_strvec_push(&o->builtin_bitcode, v);
 	case O_PTXAS_ARG: return ol_strvec_push(&o->ptxas_args, v);
@@ -225,6 +227,7 @@ struct parser {
 	struct ol_strvec *args;
 	size_t i;
 	bool whole;
+	bool linker_only;   /* after clang 16's "--": linker arguments only */
 	struct ol_diag *d;
 	size_t nitems, capitems;
 };
@@ -410,7 +413,18 @@ static enum ol_err parse_host_arg(struct parser *p)
 static enum ol_err parse_one(struct parser *p)
 {
 	const char *a = p->args->v[p->i], *v = NULL;
-	const struct wrapper_opt *w = find_wrapper_opt(a, &v);
+	const struct wrapper_opt *w;
+
+	/* clang 16 separates the wrapper's options from the linker's with
+	 * "--"; it is no linker argument (ld would take it for the end of
+	 * its options and find no input). */
+	if (p->linker_only)
+		return parse_host_arg(p);
+	if (strcmp(a, "--") == 0) {
+		p->linker_only = true;
+		return OL_OK;
+	}
+	w = find_wrapper_opt(a, &v);
 
 	if (w)
 		return apply_wrapper_opt(p->l, w->id, a, v, p->d);

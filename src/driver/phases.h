@@ -6,6 +6,8 @@
 
 /* Find the files the host link reads and the device images in them. */
 enum ol_err ol_scan_inputs(struct ol_link *l);
+/* -r with OpenMP GPU code: add the release's device runtime, device-only. */
+enum ol_err ol_add_relocatable_runtime(struct ol_link *l);
 /* Decide which archive members' device code is linked. */
 enum ol_err ol_select_archive_members(struct ol_link *l);
 /* One group per (offload kind, triple, target ID). */

@@ -29,6 +29,11 @@ void ol_print_plan(struct ol_link *l)
 
 	ol_message("offlink", NULL, "plan for %s (host %s): %zu device link%s",
 		l->output, l->opt.host_triple, l->ngroups, l->ngroups == 1 ? "" : "s");
+	if (l->llvm.major)
+		ol_message("offlink", NULL, "  LLVM %u, tools in %s: %s", l->llvm.major,
+			   l->llvm.bin ? l->llvm.bin : "(not installed)", l->llvm.why);
+	else
+		ol_message("offlink", NULL, "  LLVM: %s", l->llvm.why ? l->llvm.why : "none chosen");
 	for (size_t i = 0; i < l->ngroups; i++) {
 		const struct ol_group *g = &l->groups[i];
 

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/llvm_release.h"
 #include "os/findprog.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
@@ -55,12 +56,12 @@ static enum ol_err suffix_of(struct ol_link *l, const char *path, char *out,
 	return OL_OK;
 }
 
+/* The release's llvm-objcopy (what LLVM runs), else GNU objcopy. */
 static char *find_objcopy(struct ol_link *l)
 {
-	static const char *const names[] = { "llvm-objcopy-19", "llvm-objcopy",
-					     "objcopy", NULL };
+	char *tool = ol_llvm_tool(l, "llvm-objcopy", "OFFLINK_OBJCOPY");
 
-	return ol_find_tool(l->argv0, "OFFLINK_OBJCOPY", names);
+	return tool ? tool : ol_find_in_path("objcopy");
 }
 
 static enum ol_err objcopy_command(struct ol_cmd *c, const char *tool, const char *suffix,

@@ -1,11 +1,11 @@
 /* find_tools: the programs offlink runs.
  *
- * clang (device links of CPU and AMD GPU targets, bitcode, the wrapper
- * compile): $OFFLINK_CLANG, else clang-19 or clang beside offlink (as
- * LLVM's tool looks beside itself), else clang-19 then clang on PATH.  The other tools
- * are found where each phase needs them (device_link_gpu.c, bundle.c,
- * relocatable.c); the CUDA tools all through ol_find_cuda_tool.
- * Under --dry-run a missing tool is printed by its bare name. */
+ * clang (device links of CPU targets, bitcode, the registration code) is
+ * the chosen LLVM release's (llvm_release.c), $OFFLINK_CLANG overriding.
+ * The other LLVM tools come from the same release, looked up where each
+ * phase needs them (device_link_gpu.c, relocatable.c) through
+ * ol_llvm_tool; the CUDA tools all through ol_find_cuda_tool.  Under
+ * --dry-run a missing tool is printed by its bare name. */
 #include "driver/phases.h"
 
 #include <limits.h>
@@ -13,16 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/llvm_release.h"
 #include "os/findprog.h"
 
 const char *ol_clang(struct ol_link *l)
 {
-	/* clang-19 first: a plain "clang" on PATH may be an older release that
-	 * cannot read LLVM 19 bitcode. */
-	static const char *const clangs[] = { "clang-19", "clang", NULL };
-
 	if (!l->clang)
-		l->clang = ol_find_tool(l->argv0, "OFFLINK_CLANG", clangs);
+		l->clang = ol_llvm_tool(l, "clang", "OFFLINK_CLANG");
 	return l->clang;
 }
 
@@ -59,8 +56,8 @@ enum ol_err ol_find_tools(struct ol_link *l)
 		l->clang = strdup("clang");
 		return l->clang ? OL_OK : OL_E_NOMEM;
 	}
-	ol_link_errorf(l, "cannot find clang for the device links: set OFFLINK_CLANG, "
-			  "or put clang beside offlink or clang-19 on PATH");
+	ol_link_errorf(l, "cannot find clang for the device links: looked at %s",
+		       ol_llvm_where(l, "OFFLINK_CLANG"));
 	return OL_E_NOT_FOUND;
 }
 

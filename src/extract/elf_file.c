@@ -193,6 +193,33 @@ enum ol_err ol_elf_for_each_global(struct ol_elf *e, bool dynamic,
 	return OL_OK;
 }
 
+static enum ol_err on_comment(void *ctx, const struct ol_elf_section *s,
+			      struct ol_diag *d)
+{
+	static const char tag[] = "clang version ";
+	unsigned *major = ctx;
+	const uint8_t *p;
+
+	(void)d;
+	if (strcmp(s->name, ".comment") != 0 || !s->data ||
+	    !(p = memmem(s->data, s->size, tag, sizeof(tag) - 1)))
+		return OL_OK;
+	p += sizeof(tag) - 1;
+	for (unsigned n = 0; p < s->data + s->size && *p >= '0' && *p <= '9' && n < 4; p++, n++)
+		*major = *major * 10 + (unsigned)(*p - '0');
+	return OL_OK;
+}
+
+unsigned ol_elf_clang_major(struct ol_elf *e)
+{
+	unsigned major = 0;
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	ol_elf_for_each_section(e, on_comment, &major, &d);
+	return major;
+}
+
 bool ol_elf_is_offload_section(const struct ol_elf_section *s)
 {
 	if (s->shdr.sh_type == SHT_NOBITS)

@@ -64,6 +64,10 @@ enum ol_err ol_elf_for_each_global(struct ol_elf *e, bool dynamic,
 				   ol_elf_symbol_cb cb, void *ctx,
 				   struct ol_diag *d);
 
+/* The release of the clang that compiled the object, from its .comment
+ * ("... clang version 19.1.7 ..."), or 0 when it does not say. */
+unsigned ol_elf_clang_major(struct ol_elf *e);
+
 /* True if the section carries offload binaries: type SHT_LLVM_OFFLOADING
  * (what LLVM >= 16 matches) or a name starting with ".llvm.offloading"
  * (LLVM 15, and tools that lose the type). */

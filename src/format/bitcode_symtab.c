@@ -318,6 +318,29 @@ static enum ol_err walk_symbols(const struct blob *sym, const struct blob *str,
 	return OL_OK;
 }
 
+unsigned bc_producer_major(const uint8_t *p, size_t len)
+{
+	struct blob symtab = { NULL, 0 }, strtab = { NULL, 0 };
+	struct ol_diag d;
+	uint32_t off, size;
+	unsigned major = 0;
+
+	ol_diag_clear(&d);
+	if (unwrap(&p, &len, &d) || len < 4 || p[0] != 'B' || p[1] != 'C' ||
+	    find_blobs(p, len, &symtab, &strtab, &d) || !symtab.p || !strtab.p ||
+	    symtab.len < HEADER_WORDS * 4)
+		return 0;
+	/* Header: Version, then Producer as {offset, size} into the strtab. */
+	off = ol_le32(symtab.p + 4);
+	size = ol_le32(symtab.p + 8);
+	if (off > strtab.len || size > strtab.len - off)
+		return 0;
+	for (uint32_t i = 0; i < size && i < 4 && strtab.p[off + i] >= '0' &&
+			     strtab.p[off + i] <= '9'; i++)
+		major = major * 10 + (unsigned)(strtab.p[off + i] - '0');
+	return major;
+}
+
 enum ol_err bc_for_each_symbol(const uint8_t *p, size_t len, bc_symbol_cb cb,
 			       void *ctx, struct ol_diag *d)
 {

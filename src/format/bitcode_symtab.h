@@ -39,4 +39,9 @@ bool bc_is_bitcode(const uint8_t *p, size_t len);
 enum ol_err bc_for_each_symbol(const uint8_t *p, size_t len, bc_symbol_cb cb,
 			       void *ctx, struct ol_diag *d);
 
+/* The major version of the LLVM that wrote the bitcode, from its symbol
+ * table's producer string ("19.1.7"), or 0 when the file has no table or
+ * the string does not start with a number. */
+unsigned bc_producer_major(const uint8_t *p, size_t len);
+
 #endif

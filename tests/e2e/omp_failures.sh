@@ -61,7 +61,7 @@ check "device object" clang-19 -fPIC -c dev.c -o dev.o
 check "embed" clang-19 -c h.c -o withdev.o -Xclang -fembed-offload-object=dev.bin
 expect_status 1 clang++-19 "${OMP[@]}" -B "$COMPAT" main.o k.o withdev.o -o out/prog
 contains "$T/stderr" "undefined reference to \`missing_on_device'"
-contains "$T/stderr" "device link openmp x86_64-pc-linux-gnu: clang-19 exited with status 1"
+contains "$T/stderr" "device link openmp x86_64-pc-linux-gnu: clang exited with status 1"
 contains "$T/stderr" "(device code from k.o, withdev.o)"
 clean device link failure
 
