@@ -25,49 +25,51 @@ enum opt_id {
 struct wrapper_opt {
 	const char *name;   /* after "--"; a trailing '=' takes a joined value */
 	enum opt_id id;
+	bool not_ld;        /* no linker has an option of this name: taken even
+			     * after clang 16's "--" (-Wl,--wrapper-verbose) */
 };
 
 static const struct wrapper_opt wrapper_opts[] = {
-	{ "linker-path=", O_LINKER_PATH },
-	{ "llvm=", O_LLVM },
-	{ "host-triple=", O_HOST_TRIPLE },
-	{ "opt-level=", O_OPT_LEVEL },
-	{ "cuda-path=", O_CUDA_PATH },
-	{ "bitcode-library=", O_BITCODE_LIB },
-	{ "builtin-bitcode=", O_BUILTIN_BITCODE },
-	{ "clang-backend", O_CLANG_BACKEND },
-	{ "device-debug", O_DEVICE_DEBUG },
-	{ "ptxas-arg=", O_PTXAS_ARG },
-	{ "pass-remarks=", O_REMARKS },
-	{ "pass-remarks-missed=", O_REMARKS },
-	{ "pass-remarks-analysis=", O_REMARKS },
-	{ "device-linker=", O_DEVICE_LINKER },
-	{ "device-compiler=", O_DEVICE_COMPILER },
-	{ "dry-run", O_DRY_RUN },
-	{ "wrapper-verbose", O_VERBOSE },
-	{ "embed-bitcode", O_EMBED_BITCODE },
-	{ "print-wrapped-module", O_PRINT_WRAPPED },
-	{ "save-temps", O_SAVE_TEMPS },
-	{ "compress", O_COMPRESS },
-	{ "compression-level=", O_COMPRESSION_LEVEL },
-	{ "wrapper-time-trace=", O_TIME_TRACE },
-	{ "wrapper-time-trace-granularity=", O_IGNORED_VALUE },
-	{ "wrapper-jobs=", O_JOBS },
-	{ "override-image=", O_OVERRIDE_IMAGE },
-	{ "should-extract=", O_SHOULD_EXTRACT },
-	{ "offload-opt=", O_OFFLOAD_OPT },
-	{ "help", O_HELP },
-	{ "help-hidden", O_HELP_HIDDEN },
-	{ "version", O_VERSION },
-	{ "whole-program", O_WHOLE_PROGRAM },
-	{ "no-canonical-prefixes", O_INTERNAL },
-	{ "emit-fatbin-only", O_INTERNAL },
+	{ "linker-path=", O_LINKER_PATH, true },
+	{ "llvm=", O_LLVM, true },
+	{ "host-triple=", O_HOST_TRIPLE, true },
+	{ "opt-level=", O_OPT_LEVEL, true },
+	{ "cuda-path=", O_CUDA_PATH, true },
+	{ "bitcode-library=", O_BITCODE_LIB, true },
+	{ "builtin-bitcode=", O_BUILTIN_BITCODE, true },
+	{ "clang-backend", O_CLANG_BACKEND, true },
+	{ "device-debug", O_DEVICE_DEBUG, true },
+	{ "ptxas-arg=", O_PTXAS_ARG, true },
+	{ "pass-remarks=", O_REMARKS, false },
+	{ "pass-remarks-missed=", O_REMARKS, false },
+	{ "pass-remarks-analysis=", O_REMARKS, false },
+	{ "device-linker=", O_DEVICE_LINKER, true },
+	{ "device-compiler=", O_DEVICE_COMPILER, true },
+	{ "dry-run", O_DRY_RUN, true },
+	{ "wrapper-verbose", O_VERBOSE, true },
+	{ "embed-bitcode", O_EMBED_BITCODE, true },
+	{ "print-wrapped-module", O_PRINT_WRAPPED, true },
+	{ "save-temps", O_SAVE_TEMPS, false },
+	{ "compress", O_COMPRESS, false },
+	{ "compression-level=", O_COMPRESSION_LEVEL, false },
+	{ "wrapper-time-trace=", O_TIME_TRACE, true },
+	{ "wrapper-time-trace-granularity=", O_IGNORED_VALUE, true },
+	{ "wrapper-jobs=", O_JOBS, true },
+	{ "override-image=", O_OVERRIDE_IMAGE, true },
+	{ "should-extract=", O_SHOULD_EXTRACT, true },
+	{ "offload-opt=", O_OFFLOAD_OPT, true },
+	{ "help", O_HELP, false },
+	{ "help-hidden", O_HELP_HIDDEN, false },
+	{ "version", O_VERSION, false },
+	{ "whole-program", O_WHOLE_PROGRAM, false },
+	{ "no-canonical-prefixes", O_INTERNAL, false },
+	{ "emit-fatbin-only", O_INTERNAL, false },
 	/* Per-group options LLVM synthesises internally; never meaningful
 	 * on the command line. */
-	{ "arch=", O_INTERNAL },
-	{ "triple=", O_INTERNAL },
-	{ "linker-arg=", O_INTERNAL },
-	{ "compiler-arg=", O_INTERNAL },
+	{ "arch=", O_INTERNAL, false },
+	{ "triple=", O_INTERNAL, false },
+	{ "linker-arg=", O_INTERNAL, false },
+	{ "compiler-arg=", O_INTERNAL, false },
 };
 
 /* GNU ld / lld options whose value is the next argument: both are passed
@@ -101,7 +103,7 @@ static const char *strip_dashes(const char *a)
 static const struct wrapper_opt *find_wrapper_opt(const char *a,
 						  const char **value)
 {
-	static const struct wrapper_opt compress = { "compress", O_COMPRESS };
+	static const struct wrapper_opt compress = { "compress", O_COMPRESS, false };
 
 	/* clang 19 passes "-compress" for --offload-compress (LLVM's own tool
 	 * forwards it to the host linker, which fails); take it as ours. */
@@ -417,14 +419,16 @@ static enum ol_err parse_one(struct parser *p)
 
 	/* clang 16 separates the wrapper's options from the linker's with
 	 * "--"; it is no linker argument (ld would take it for the end of
-	 * its options and find no input). */
-	if (p->linker_only)
-		return parse_host_arg(p);
-	if (strcmp(a, "--") == 0) {
+	 * its options and find no input).  After it, only options no linker
+	 * has are still the wrapper's: clang 16 puts -Wl,--wrapper-verbose
+	 * there too. */
+	if (!p->linker_only && strcmp(a, "--") == 0) {
 		p->linker_only = true;
 		return OL_OK;
 	}
 	w = find_wrapper_opt(a, &v);
+	if (p->linker_only && !(w && w->not_ld))
+		return parse_host_arg(p);
 
 	if (w)
 		return apply_wrapper_opt(p->l, w->id, a, v, p->d);

@@ -157,7 +157,7 @@ static enum ol_err globals_function(const struct wrap_cuda_hip *w,
 		P("/* A power of two that divides the size, at most 16. */\n"
 		  "static unsigned __offlink_natural_align(__SIZE_TYPE__ size)\n{\n"
 		  "\tunsigned a = 16;\n\n\twhile (a > 1 && size %% a)\n\t\ta /= 2;\n\treturn a;\n}\n\n");
-	P("static void __offlink___offlink_%s_register_globals(void **h)\n{\n", n->lower);
+	P("static void __offlink_%s_register_globals(void **h)\n{\n", n->lower);
 	P("\tfor (const struct __tgt_offload_entry *e = __start_%s; e != __stop_%s; ++e) {\n",
 	  sect, sect);
 	P("\t\tint type = %s & 7, ext = (%s >> 3) & 1, constant = (%s >> 4) & 1;\n",
@@ -196,7 +196,7 @@ static enum ol_err constructor(const struct names *n, struct ol_buf *out)
 	  "__attribute__((constructor(101), section(\".text.startup\")))\n"
 	  "static void __offlink_%s_register(void)\n{\n"
 	  "\t__offlink_%s_handle = %sRegisterFatBinary(&__offlink_%s_fatbin_wrapper);\n"
-	  "\t__offlink___offlink_%s_register_globals(__offlink_%s_handle);\n",
+	  "\t__offlink_%s_register_globals(__offlink_%s_handle);\n",
 	  n->lower, n->lower, n->prefix, n->lower, n->lower, n->lower);
 	if (n == &cuda)
 		P("\t__cudaRegisterFatBinaryEnd(__offlink_%s_handle);\n", n->lower);

@@ -16,7 +16,7 @@ HELP=$OFFLINK_BUILD/test-bin
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/offlink-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+trap '[ "${KEEP_T:-0}" = 1 ] || rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
 fail() {
