@@ -105,7 +105,11 @@ static enum ol_err hip_entries(struct ol_link *l, struct ol_wrapper *w,
 			       struct ol_diag *d)
 {
 	struct ol_bundle_id id;
-	char *host = ol_arena_printf(&l->arena, "host-%s", l->opt.host_triple);
+	/* With --emit-fatbin-only clang 22 passes the device triple as the
+	 * host triple; the host entry then names the machine's. */
+	char *host = ol_arena_printf(&l->arena, "host-%s",
+				     l->opt.emit_fatbin_only ? OFFLINK_DEFAULT_HOST_TRIPLE
+							     : l->opt.host_triple);
 
 	if (ol_bundle_id_parse(host, strlen(host), &id, d))
 		return d->code;
@@ -168,6 +172,53 @@ out:
 	ol_buf_free(&out);
 	ol_buf_free(&z);
 	return rc;
+}
+
+/* ---- --emit-fatbin-only ---- */
+
+static enum ol_err copy_to_output(struct ol_link *l, const char *from)
+{
+	struct ol_map m;
+	struct ol_diag d;
+	enum ol_err rc;
+
+	ol_diag_clear(&d);
+	if (ol_map_file(from, &m, &d)) {
+		ol_link_error(l, &d);
+		return d.code;
+	}
+	rc = ol_write_file_atomic(l->output, m.data, m.len, &d);
+	ol_unmap(&m);
+	if (rc)
+		ol_link_error(l, &d);
+	return rc;
+}
+
+enum ol_err ol_emit_fatbin(struct ol_link *l)
+{
+	struct ol_wrapper *w = l->nwrappers == 1 ? &l->wrappers[0] : NULL;
+	struct ol_buf contents = { 0 };
+	struct ol_diag d;
+	int status;
+
+	if (!w || w->kind == OB_OFK_OPENMP) {
+		ol_link_errorf(l, "--emit-fatbin-only: the inputs must hold device code of one "
+				  "kind, CUDA or HIP (found %zu kind%s)", l->nwrappers,
+			       l->nwrappers == 1 ? ", OpenMP" : "s");
+		return OL_E_USAGE;
+	}
+	ol_diag_clear(&d);
+	if (w->kind == OB_OFK_HIP) {
+		if (write_hip_bundle(l, w, &contents, &d))
+			ol_link_error(l, &d);
+		ol_buf_free(&contents);
+		if (d.code)
+			return d.code;
+	} else if (ol_run(&w->steps[0], &l->run, &status, &d)) { /* fatbinary */
+		ol_link_error(l, &d);
+		return OL_E_TOOL_FAILED;
+	}
+	return l->opt.dry_run ? OL_OK : copy_to_output(l, w->bundle_path);
 }
 
 /* ---- source ---- */

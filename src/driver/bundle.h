@@ -12,6 +12,9 @@ enum ol_err ol_plan_bundle(struct ol_link *l, struct ol_wrapper *w);
 /* The registration source of w; writes the HIP bundle first. */
 enum ol_err ol_bundle_source(struct ol_link *l, struct ol_wrapper *w,
 			     struct ol_buf *src, struct ol_diag *d);
+/* --emit-fatbin-only: make the one CUDA fatbinary or HIP bundle and
+ * write it as the output; no registration, no host link. */
+enum ol_err ol_emit_fatbin(struct ol_link *l);
 /* Append a step to a wrapper's chain (bundling or compiling). */
 struct ol_cmd *ol_wrapper_add_step(struct ol_link *l, struct ol_wrapper *w,
 				   const char *program, const char *what);

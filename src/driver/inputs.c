@@ -443,7 +443,7 @@ static struct ol_image *loose_image(struct ol_link *l, struct ol_input *in,
 	e->image_kind = (uint16_t)ob_image_kind_for_file(in->path, in->map.data,
 							 in->map.len);
 	e->offload_kind = kind;
-	e->offload_kind_raw = ob_offload_kind_to_raw(kind);
+	e->offload_kind_raw = ob_offload_kind_to_raw(kind, 0);
 	img->entry = e;
 	img->kind = kind;
 	img->input = in;

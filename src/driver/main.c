@@ -13,6 +13,7 @@
 
 #include "common/message.h"
 #include "common/version.h"
+#include "driver/bundle.h"
 #include "driver/llvm_release.h"
 #include "driver/options.h"
 #include "driver/phases.h"
@@ -175,6 +176,11 @@ static enum ol_err link_program(struct ol_link *l)
 	PHASE(l, show_plan);
 	/* link each group's images, in parallel */
 	PHASE(l, ol_run_device_links);
+	/* clang 22's HIP without -fgpu-rdc: the container is the output */
+	if (l->opt.emit_fatbin_only) {
+		PHASE(l, ol_emit_fatbin);
+		return OL_OK;
+	}
 	/* fatbinary/bundle, generate and compile the registration code */
 	PHASE(l, ol_build_wrappers);
 	/* the host link, with the registration objects after -o */

@@ -19,7 +19,7 @@ enum opt_id {
 	O_EMBED_BITCODE, O_PRINT_WRAPPED, O_SAVE_TEMPS, O_COMPRESS,
 	O_COMPRESSION_LEVEL, O_TIME_TRACE, O_IGNORED_VALUE, O_JOBS,
 	O_OVERRIDE_IMAGE, O_SHOULD_EXTRACT, O_OFFLOAD_OPT, O_HELP, O_HELP_HIDDEN,
-	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM,
+	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN,
 };
 
 struct wrapper_opt {
@@ -63,7 +63,7 @@ static const struct wrapper_opt wrapper_opts[] = {
 	{ "version", O_VERSION, false },
 	{ "whole-program", O_WHOLE_PROGRAM, false },
 	{ "no-canonical-prefixes", O_INTERNAL, false },
-	{ "emit-fatbin-only", O_INTERNAL, false },
+	{ "emit-fatbin-only", O_EMIT_FATBIN, true },
 	/* Per-group options LLVM synthesises internally; never meaningful
 	 * on the command line. */
 	{ "arch=", O_INTERNAL, false },
@@ -205,6 +205,7 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 	case O_HELP_HIDDEN: o->help = o->help_hidden = true; return OL_OK;
 	case O_VERSION: o->version = true; return OL_OK;
 	case O_WHOLE_PROGRAM: o->whole_program = true; return OL_OK;
+	case O_EMIT_FATBIN: o->emit_fatbin_only = true; return OL_OK;
 	case O_COMPRESSION_LEVEL: {
 		char *end;
 		long n = strtol(v, &end, 10);

@@ -1,5 +1,6 @@
 #include "format/offload_kinds.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -16,13 +17,15 @@ enum ob_offload_kind ob_offload_kind_from_raw(uint16_t raw)
 	}
 }
 
-uint16_t ob_offload_kind_to_raw(enum ob_offload_kind kind)
+uint16_t ob_offload_kind_to_raw(enum ob_offload_kind kind, unsigned llvm_major)
 {
+	bool bitmask = llvm_major == 0 || llvm_major >= 21;
+
 	switch (kind) {
 	case OB_OFK_OPENMP: return 1;
 	case OB_OFK_CUDA: return 2;
-	case OB_OFK_HIP: return 3;
-	case OB_OFK_SYCL: return 8;
+	case OB_OFK_HIP: return bitmask ? 4 : 3;
+	case OB_OFK_SYCL: return bitmask ? 8 : 0;
 	default: return 0;
 	}
 }

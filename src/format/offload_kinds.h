@@ -30,9 +30,10 @@ enum ob_offload_kind {
 
 /* Map a stored OffloadKind value to offlink's view (unknown -> NONE). */
 enum ob_offload_kind ob_offload_kind_from_raw(uint16_t raw);
-/* The value offlink stores for a kind: LLVM 19's numbering, which every
- * LLVM up to 20 reads (SYCL, unknown to 19, gets the LLVM 21 value 8). */
-uint16_t ob_offload_kind_to_raw(enum ob_offload_kind kind);
+/* The value LLVM release llvm_major stores for kind (0: the newest
+ * numbering): HIP is 3 up to LLVM 20 and 4 from 21; SYCL is unknown
+ * before 21 (16 and 19 store 0 for it) and 8 from 21. */
+uint16_t ob_offload_kind_to_raw(enum ob_offload_kind kind, unsigned llvm_major);
 /* Parse the packager's kind= value ("openmp", "cuda", "hip", "sycl");
  * anything else is NONE, as LLVM does. */
 enum ob_offload_kind ob_offload_kind_parse(const char *name);

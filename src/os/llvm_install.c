@@ -101,6 +101,27 @@ char *ol_llvm_find_release(unsigned major, char *searched, size_t len)
 	return found;
 }
 
+unsigned ol_llvm_tool_release(const char *option, unsigned newest, const char **bad)
+{
+	const char *v = option && *option ? option : getenv("OFFLINK_LLVM");
+	char bin[PATH_MAX];
+	unsigned major;
+	char *end;
+
+	*bad = NULL;
+	if (v && *v) {
+		unsigned long n = strtoul(v, &end, 10);
+
+		if (end == v || *end || n == 0 || n > 999) {
+			*bad = "expected an LLVM release number such as 16, 19 or 22";
+			return 0;
+		}
+		return (unsigned)n;
+	}
+	major = ol_llvm_parent_clang(bin, sizeof(bin));
+	return major ? major : newest;
+}
+
 unsigned ol_llvm_newest(char **bin)
 {
 	for (unsigned major = LAST_RELEASE; major >= FIRST_RELEASE; major--)

@@ -12,6 +12,10 @@ static enum ol_err add_pair(struct image_spec *s, const char *key,
 
 	if (!k)
 		return OL_E_NOMEM;
+	if (!ol_strvec_contains(&s->order, k) && ol_strvec_push(&s->order, k)) {
+		rc = OL_E_NOMEM;
+		goto out;
+	}
 	if (strcmp(k, "file") == 0) {
 		rc = ol_strvec_pushn(&s->files, value, vlen);
 		goto out;
@@ -66,6 +70,7 @@ void image_spec_free(struct image_spec *s)
 	ol_strvec_free(&s->files);
 	ol_strvec_free(&s->keys);
 	ol_strvec_free(&s->values);
+	ol_strvec_free(&s->order);
 }
 
 const char *image_spec_get(const struct image_spec *s, const char *key)

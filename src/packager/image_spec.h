@@ -16,6 +16,8 @@ struct image_spec {
 	struct ol_strvec files; /* every file= value, in order */
 	struct ol_strvec keys;  /* other keys, first-seen order */
 	struct ol_strvec values;/* parallel to keys */
+	struct ol_strvec order; /* every distinct key, file too, first-seen
+				 * order: what LLVM's hash tables saw */
 };
 
 /* Parse the text after "--image=". */

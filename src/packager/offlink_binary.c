@@ -22,8 +22,10 @@
 #include "common/version.h"
 #include "extract/archive_writer.h"
 #include "extract/offload_scan.h"
+#include "format/llvm_maps.h"
 #include "format/offload_binary.h"
 #include "os/cleanup.h"
+#include "os/llvm_install.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
 #include "packager/image_spec.h"
@@ -40,6 +42,8 @@ struct options {
 	int archive, list, json, help, version;
 	struct ob_encode_opts enc;
 	int method_given, level_given, compress;
+	const char *llvm;   /* --llvm=<release> */
+	unsigned release;   /* the LLVM release whose output is matched */
 };
 
 /* Every offload binary found in the inputs, and the images they hold. */
@@ -83,6 +87,10 @@ static const char usage_text[] =
 	"  --list                     list the images: kind, producer, triple, arch,\n"
 	"                             size and origin, one row each\n"
 	"  --json                     with --list, print JSON instead of a table\n"
+	"  --llvm=<release>           write what that LLVM release's packager writes\n"
+	"                             (16, 19, 22, ...; default: $OFFLINK_LLVM, else the\n"
+	"                             release of the clang that runs offlink-binary,\n"
+	"                             else the newest offlink knows)\n"
 	"  --format-version=<1|2|3>   offload binary version to write (default 1, which\n"
 	"                             every LLVM from 14 reads)\n"
 	"  --compress                 compress the binary (writes version 3)\n"
@@ -169,7 +177,9 @@ static int parse_format_option(struct options *o, const char *a)
 {
 	const char *v;
 
-	if ((v = opt_value(a, "format-version"))) {
+	if ((v = opt_value(a, "llvm"))) {
+		o->llvm = v;
+	} else if ((v = opt_value(a, "format-version"))) {
 		if (strcmp(v, "1") && strcmp(v, "2") && strcmp(v, "3"))
 			return usage_error("--format-version=%s: expected 1, 2 or 3", v);
 		o->enc.version = (unsigned)(v[0] - '0');
@@ -262,6 +272,8 @@ static int check_options(struct options *o)
 
 static int parse_options(struct ol_strvec *args, struct options *o)
 {
+	const char *bad;
+
 	for (size_t i = 0; i < args->n; i++) {
 		int rc = parse_one(o, args, &i);
 
@@ -272,6 +284,9 @@ static int parse_options(struct ol_strvec *args, struct options *o)
 		return 0;
 	if (!o->output && o->inputs.n == 0 && !o->list)
 		return usage_error("nothing to do: give -o to package or an input to extract from");
+	o->release = ol_llvm_tool_release(o->llvm, OL_LLVM_NEWEST_KNOWN, &bad);
+	if (!o->release)
+		return usage_error("--llvm=%s: %s", o->llvm ? o->llvm : getenv("OFFLINK_LLVM"), bad);
 	return check_options(o);
 }
 
@@ -595,9 +610,56 @@ struct packaged {
 	struct ob_kv *kv;
 };
 
-static int cmp_kv(const void *a, const void *b)
+static bool is_data_key(const char *k)
 {
-	return strcmp(((const struct ob_kv *)a)->key, ((const struct ob_kv *)b)->key);
+	return strcmp(k, "file") != 0 && strcmp(k, "kind") != 0;
+}
+
+/* keys[0..n) in the iteration order of a DenseMap or (stringmap) a
+ * StringMap they were put in (format/llvm_maps.h), the file and kind keys
+ * dropped; into out, *nout. */
+static enum ol_err table_order(const char **keys, size_t n, bool stringmap,
+			       const char **out, size_t *nout)
+{
+	size_t *order = calloc(n ? n : 1, sizeof(*order));
+	enum ol_err rc = order ? OL_OK : OL_E_NOMEM;
+
+	if (!rc)
+		rc = stringmap ? ol_llvm_stringmap_order(keys, n, order)
+			       : ol_llvm_densemap_order(keys, n, order);
+	*nout = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (is_data_key(keys[order[i]]))
+			out[(*nout)++] = keys[order[i]];
+	free(order);
+	return rc;
+}
+
+/* The string entries in the order release writes them.  Every release
+ * puts all --image keys, in command-line order, into a DenseMap and walks
+ * it; 17+ keep the order met (a MapVector), 16 puts the keys into the
+ * image's StringMap and writes that one's order.  A repeated key's values
+ * are joined with ','. */
+static enum ol_err order_strings(const struct image_spec *s, unsigned release,
+				 struct ob_kv *kv, size_t *n)
+{
+	size_t nk = s->order.n, nwalk, ndata;
+	const char **walk = calloc(nk ? nk : 1, sizeof(*walk));
+	const char **data = calloc(nk ? nk : 1, sizeof(*data));
+	enum ol_err rc = walk && data ? OL_OK : OL_E_NOMEM;
+
+	if (!rc)
+		rc = table_order((const char **)s->order.v, nk, false, walk, &nwalk);
+	if (!rc && release <= 16)
+		rc = table_order(walk, nwalk, true, data, &ndata);
+	else if (!rc)
+		memcpy(data, walk, (ndata = nwalk) * sizeof(*data));
+	*n = 0;
+	for (size_t i = 0; i < ndata && !rc; i++)
+		kv[(*n)++] = (struct ob_kv){ data[i], image_spec_get(s, data[i]) };
+	free(walk);
+	free(data);
+	return rc;
 }
 
 static enum ol_err read_stdin(struct ol_buf *b, struct ol_diag *d)
@@ -616,11 +678,11 @@ static enum ol_err read_stdin(struct ol_buf *b, struct ol_diag *d)
 	return OL_OK;
 }
 
-/* Fill desc for one file of spec s: its bytes, kinds and sorted strings
- * (every key but kind; file is never stored). */
+/* Fill desc for one file of spec s: its bytes, kinds and strings (every
+ * key but kind; file is never stored), as release writes them. */
 static enum ol_err describe(const struct image_spec *s, const char *file,
-			    struct packaged *p, struct ob_image_desc *desc,
-			    struct ol_diag *d)
+			    unsigned release, struct packaged *p,
+			    struct ob_image_desc *desc, struct ol_diag *d)
 {
 	const char *kind = image_spec_get(s, "kind");
 	size_t n = 0;
@@ -639,17 +701,11 @@ static enum ol_err describe(const struct image_spec *s, const char *file,
 		desc->image_kind = (uint16_t)ob_image_kind_for_file(file, p->map.data,
 								    p->map.len);
 	}
-	desc->offload_kind_raw =
-		ob_offload_kind_to_raw(kind ? ob_offload_kind_parse(kind) : OB_OFK_NONE);
+	desc->offload_kind_raw = ob_offload_kind_to_raw(
+		kind ? ob_offload_kind_parse(kind) : OB_OFK_NONE, release);
 	p->kv = calloc(s->keys.n ? s->keys.n : 1, sizeof(*p->kv));
-	if (!p->kv)
+	if (!p->kv || order_strings(s, release, p->kv, &n))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	for (size_t i = 0; i < s->keys.n; i++)
-		if (strcmp(s->keys.v[i], "kind") != 0)
-			p->kv[n++] = (struct ob_kv){ s->keys.v[i], s->values.v[i] };
-	/* LLVM writes the pairs in hash-table order; offlink sorts them by key
-	 * so the output is stable (docs/format.md). */
-	qsort(p->kv, n, sizeof(*p->kv), cmp_kv);
 	desc->strings = p->kv;
 	desc->nstrings = n;
 	return OL_OK;
@@ -686,7 +742,7 @@ static int run_package(const struct options *o)
 			goto out;
 		}
 		for (size_t f = 0; f < s->files.n; f++, at++) {
-			if (describe(s, s->files.v[f], &p[at], &desc[at], &d)) {
+			if (describe(s, s->files.v[f], o->release, &p[at], &desc[at], &d)) {
 				rc = report(&d);
 				goto out;
 			}
