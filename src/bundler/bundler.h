@@ -22,7 +22,9 @@ struct bundler {
 	bool verbose, hip_openmp, print_only, help, version;
 	uint64_t align;
 	int level;              /* below -5: not given (zstd's 3 then) */
-	unsigned ccob_version;  /* written: 2 (LLVM 19) or 3 */
+	unsigned ccob_version;  /* written: 2 (LLVM 19) or 3 (22); 0 not chosen */
+	char *llvm;             /* -llvm=<release> */
+	unsigned release;       /* the LLVM release whose bundler is matched */
 	struct ol_bundle_id *ids; /* parsed -targets, in order */
 	size_t nids;
 };
@@ -46,6 +48,10 @@ enum ol_err load_bundles(const struct bundler *b, const char *path,
 			 const uint8_t *p, size_t len, struct loaded *out,
 			 struct ol_diag *d);
 void loaded_free(struct loaded *l);
+
+/* Target i's entry ID as the release writes it: LLVM 16 as given, later
+ * releases in the standard form (host-x86_64-unknown-linux-gnu-). */
+const char *bundle_id_text(const struct bundler *b, size_t i);
 
 /* True if p is an ELF relocatable object (the host of -type=o). */
 bool is_host_object(const uint8_t *p, size_t len);

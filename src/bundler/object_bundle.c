@@ -12,14 +12,25 @@
 
 #include "os/cleanup.h"
 #include "os/findprog.h"
+#include "os/llvm_install.h"
 #include "os/outfile.h"
 #include "os/spawn.h"
 
+/* The release's llvm-objcopy (what its bundler runs), else one on PATH,
+ * else GNU objcopy; $OFFLINK_OBJCOPY wins. */
 char *find_objcopy(const struct bundler *b)
 {
 	static const char *const names[] = { "llvm-objcopy", "objcopy", NULL };
+	const char *env = getenv("OFFLINK_OBJCOPY");
+	char *bin, *found = NULL;
 
-	return ol_find_tool(b->argv0, "OFFLINK_OBJCOPY", names);
+	if (env && *env)
+		return ol_find_in_path(env);
+	if ((bin = ol_llvm_find_release(b->release, NULL, 0))) {
+		found = ol_find_in_dir(bin, "llvm-objcopy");
+		free(bin);
+	}
+	return found ? found : ol_find_tool(b->argv0, NULL, names);
 }
 
 static enum ol_err run_objcopy(const struct bundler *b, struct ol_cmd *c,
@@ -85,7 +96,7 @@ enum ol_err bundle_object(const struct bundler *b, const char *host_input,
 	c.step = strdup("bundle object");
 	ol_strvec_push(&c.argv, tool);
 	for (size_t i = 0; i < b->nids; i++) {
-		const char *id = b->ids[i].text;
+		const char *id = bundle_id_text(b, i);
 
 		ol_strvec_pushf(&c.argv, "--add-section=%s%s=%s", OL_BUNDLE_MAGIC, id,
 				ol_bundle_id_is_host(&b->ids[i]) ? marker : files[i]);

@@ -19,6 +19,7 @@
 #include "common/version.h"
 #include "format/target_id.h"
 #include "os/cleanup.h"
+#include "os/llvm_install.h"
 #include "os/outfile.h"
 
 enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
@@ -132,7 +133,7 @@ static int parse_number(const char *s, long lo, long hi, long *out)
 }
 
 enum valued { V_TYPE, V_TARGETS, V_INPUTS, V_INPUT, V_OUTPUTS, V_OUTPUT,
-	      V_ALIGN, V_LEVEL };
+	      V_ALIGN, V_LEVEL, V_LLVM };
 
 static int apply_value(struct bundler *b, enum valued id, const char *v)
 {
@@ -158,6 +159,10 @@ static int apply_value(struct bundler *b, enum valued id, const char *v)
 			return usage_error("-compression-level=%s: expected an integer from -5 to 22", v);
 		b->level = (int)num;
 		return 0;
+	case V_LLVM:
+		free(b->llvm);
+		b->llvm = strdup(v);
+		return b->llvm ? 0 : usage_error("out of memory");
 	}
 	return 0;
 }
@@ -181,6 +186,7 @@ static int parse_option(struct bundler *b, char **argv, size_t n, size_t *i)
 		{ "type", V_TYPE }, { "targets", V_TARGETS }, { "inputs", V_INPUTS },
 		{ "input", V_INPUT }, { "outputs", V_OUTPUTS }, { "output", V_OUTPUT },
 		{ "bundle-align", V_ALIGN }, { "compression-level", V_LEVEL },
+		{ "llvm", V_LLVM },
 	};
 	const char *v = NULL;
 
@@ -219,12 +225,34 @@ static int read_environment(struct bundler *b)
 		if (b->level < -5)
 			b->level = (int)num;
 	}
-	if ((v = getenv("COMPRESSED_BUNDLE_FORMAT_VERSION")) && *v) {
+	/* LLVM 22 writes version 3 unless this says 2 (anything else: a
+	 * warning, and 3); LLVM 19 writes version 2 and does not read it. */
+	if (b->release >= 22 && (v = getenv("COMPRESSED_BUNDLE_FORMAT_VERSION")) && *v) {
 		if (strcmp(v, "2") && strcmp(v, "3"))
-			return usage_error("COMPRESSED_BUNDLE_FORMAT_VERSION=%s: expected 2 or 3", v);
-		b->ccob_version = (unsigned)(v[0] - '0');
+			ol_message(tool, "warning", "COMPRESSED_BUNDLE_FORMAT_VERSION=%s: "
+				   "expected 2 or 3; using 3", v);
+		else
+			b->ccob_version = (unsigned)(v[0] - '0');
 	}
 	return 0;
+}
+
+/* The release followed: -llvm=, $OFFLINK_LLVM, the clang running the
+ * tool, else the newest offlink knows; and what follows from it. */
+static int choose_release(struct bundler *b)
+{
+	const char *bad;
+
+	b->release = ol_llvm_tool_release(b->llvm, OL_LLVM_NEWEST_KNOWN, &bad);
+	if (!b->release)
+		return usage_error("-llvm=%s: %s", b->llvm ? b->llvm : getenv("OFFLINK_LLVM"), bad);
+	b->ccob_version = b->release >= 22 ? 3 : 2;
+	return 0;
+}
+
+const char *bundle_id_text(const struct bundler *b, size_t i)
+{
+	return b->release <= 16 ? b->targets.v[i] : b->ids[i].text;
 }
 
 /* ---- checks shared by the modes (LLVM's messages) ---- */
@@ -312,6 +340,15 @@ static int check_targets(struct bundler *b)
 	return rc;
 }
 
+static size_t dashes(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '-';
+	return n;
+}
+
 static int parse_targets(struct bundler *b)
 {
 	struct ol_diag d;
@@ -320,10 +357,20 @@ static int parse_targets(struct bundler *b)
 	if (!b->ids)
 		return usage_error("out of memory");
 	ol_diag_clear(&d);
-	for (size_t i = 0; i < b->targets.n; i++, b->nids++)
+	for (size_t i = 0; i < b->targets.n; i++, b->nids++) {
 		if (ol_bundle_id_parse(b->targets.v[i], strlen(b->targets.v[i]),
 				       &b->ids[i], &d))
 			return fail(&d);
+		if (b->release >= 22 && dashes(b->targets.v[i]) < 4) {
+			/* LLVM 22 no longer completes a triple without its
+			 * environment (19 wrote host-x86_64-unknown-linux--). */
+			ol_message(tool, "error", "Targets need to follow the format "
+				   "'<offload kind>-<target triple>', where '<target triple>' "
+				   "follows the format '<kind>-<arch>-<vendor>-<os>-<env>"
+				   "[-<target id>[:target features]]'.");
+			return EXIT_ERROR;
+		}
+	}
 	return check_targets(b);
 }
 
@@ -442,7 +489,7 @@ static int bundle_files(struct bundler *b)
 			rc = fail(&d);
 			goto done;
 		}
-		e[i] = (struct ol_bundle_entry){ b->ids[i].text, strlen(b->ids[i].text),
+		e[i] = (struct ol_bundle_entry){ bundle_id_text(b, i), strlen(bundle_id_text(b, i)),
 						 maps[i].data, maps[i].len };
 		if (ol_bundle_id_is_host(&b->ids[i]))
 			host = i;
@@ -609,7 +656,7 @@ static int run(struct bundler *b, struct ol_strvec *args)
 		       OFFLINK_VERSION, OFFLINK_LLVM_COMPAT);
 		return EXIT_OK;
 	}
-	if ((rc = read_environment(b)) || (rc = check_options(b)))
+	if ((rc = choose_release(b)) || (rc = read_environment(b)) || (rc = check_options(b)))
 		return rc;
 	if (b->list)
 		return list_file(b);
@@ -626,7 +673,7 @@ static int run(struct bundler *b, struct ol_strvec *args)
 
 int main(int argc, char **argv)
 {
-	struct bundler b = { .argv0 = argv[0], .align = 1, .level = -100, .ccob_version = 2 };
+	struct bundler b = { .argv0 = argv[0], .align = 1, .level = -100 };
 	struct ol_strvec args = { 0 };
 	struct ol_diag d;
 	int rc;
@@ -638,6 +685,7 @@ int main(int argc, char **argv)
 	rc = run(&b, &args);
 	ol_cleanup_run();
 	free(b.type);
+	free(b.llvm);
 	free(b.ids);
 	ol_strvec_free(&b.targets);
 	ol_strvec_free(&b.inputs);

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# offlink-bundler writes what clang-offload-bundler-19 writes, byte for
-# byte: binary bundles of 1 to 4 targets for several types and
+# offlink-bundler -llvm=19 writes what clang-offload-bundler-19 writes,
+# byte for byte (bundler_releases.sh does 16 and 22): binary bundles of 1 to 4 targets for several types and
 # -bundle-align values, text bundles of every text type, and compressed
 # bundles (same zstd library and level give the same bytes).  Compressed
 # ones also decompress identically through either tool.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-offload-bundler-19
 LLVM=clang-offload-bundler-19
-OURS=$BIN/offlink-bundler
+OURS=("$BIN/offlink-bundler" -llvm=19)
 
 printf 'HOST-PART' >host.bin
 printf 'NVPTX-SM90-CODE' >dev1.bin
@@ -24,7 +24,7 @@ both() { # NAME ARGS...: run both tools, outputs NAME.llvm and NAME.ours
 	local name=$1
 	shift
 	check "$name (LLVM)" "$LLVM" "$@" -output="$name.llvm"
-	check "$name (ours)" "$OURS" "$@" -output="$name.ours"
+	check "$name (ours)" "${OURS[@]}" "$@" -output="$name.ours"
 	same_bytes "$name.llvm" "$name.ours"
 }
 
@@ -64,9 +64,10 @@ n=$((n + 1))
 
 # Each tool decompresses both tools' compressed bundles to the same entries.
 for src in ccob.llvm ccob.ours ccob19.llvm ccob19.ours; do
-	for tool in "$LLVM" "$OURS"; do
+	for tool in "$LLVM" "${OURS[*]}"; do
 		rm -f x1 x2 x3
-		check "unbundle $src with $tool" "$tool" -unbundle -type=bc -targets=$H,$T1,$T2 \
+		# shellcheck disable=SC2086
+		check "unbundle $src with $tool" $tool -unbundle -type=bc -targets=$H,$T1,$T2 \
 			-input="$src" -output=x1 -output=x2 -output=x3
 		same_bytes x1 host.bin
 		same_bytes x2 dev1.bin

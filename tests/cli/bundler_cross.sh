@@ -8,6 +8,7 @@
 need clang-offload-bundler-19 clang-19
 LLVM=clang-offload-bundler-19
 OURS=$BIN/offlink-bundler
+export OFFLINK_LLVM=19   # the bundles LLVM 19 writes and reads (v2 CCOBs)
 
 printf 'DEVICE-ONE' >d1.bin
 printf 'DEVICE-TWO-LONGER' >d2.bin

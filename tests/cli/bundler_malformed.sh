@@ -5,6 +5,7 @@
 # from valid bundles by cutting or patching one field each.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 OURS=$BIN/offlink-bundler
+export OFFLINK_LLVM=19   # the bundles LLVM 19 writes and reads (v2 CCOBs)
 
 printf 'HOST' >h.bin
 printf 'DEVICE-CODE-123' >d.bin
@@ -12,7 +13,7 @@ H=host-x86_64-unknown-linux-gnu
 TGT=openmp-nvptx64-nvidia-cuda-sm_90
 "$OURS" -type=bc -targets=$H,$TGT -input=h.bin -input=d.bin -output=good.bc || fail "good"
 "$OURS" -type=bc -compress -targets=$H,$TGT -input=h.bin -input=d.bin -output=good.ccob || fail "good ccob"
-COMPRESSED_BUNDLE_FORMAT_VERSION=3 "$OURS" -type=bc -compress -targets=$H,$TGT -input=h.bin -input=d.bin \
+OFFLINK_LLVM=22 COMPRESSED_BUNDLE_FORMAT_VERSION=3 "$OURS" -type=bc -compress -targets=$H,$TGT -input=h.bin -input=d.bin \
 	-output=good3.ccob || fail "good v3"
 
 # patch FILE OFFSET BYTES...: overwrite bytes (given as \x.. escapes)

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Issue 10: offlink-bundler writes what each release's clang-offload-
+# bundler writes: 16 keeps entry IDs as given, 19 and 22 write their
+# standard form (host-...-gnu-); 19 compresses to CCOB version 2, 22 to
+# version 3 unless COMPRESSED_BUNDLE_FORMAT_VERSION=2; 22 refuses a triple
+# without its environment.  The release is -llvm=, $OFFLINK_LLVM or the
+# clang that runs the tool.  IDs are spelled as clang spells them (odd
+# spellings that releases read differently are in docs/compat.md).
+. "$OFFLINK_SRC/tests/lib/testlib.sh"
+need clang-19
+OURS=$BIN/offlink-bundler
+
+printf 'HOST-PART' >host.bin
+printf 'AMDGPU-GFX90A-CODE' >dev1.bin
+head -c 3000 /dev/urandom >dev2.bin
+printf 'int host_side;\n' >h.s
+printf 'int device_side;\n' >d.s
+echo 'int f(void) { return 1; }' >host.c
+clang-19 -c host.c -o host.o || fail "host object"
+H=host-x86_64-unknown-linux-gnu
+HIP1=hip-amdgcn-amd-amdhsa--gfx90a
+HIP2=hip-amdgcn-amd-amdhsa--gfx1030
+OMP=openmp-x86_64-unknown-linux-gnu
+
+n=0
+# both RELEASE NAME ARGS...: that release's bundler and ours, same bytes.
+both() {
+	local r=$1 name=$2
+	shift 2
+	check "$name (LLVM $r)" clang-offload-bundler-$r "$@" -output="$name.$r.llvm"
+	check "$name (ours, -llvm=$r)" "$OURS" -llvm=$r "$@" -output="$name.$r.ours"
+	same_bytes "$name.$r.llvm" "$name.$r.ours"
+	n=$((n + 1))
+}
+
+for r in 16 19 22; do
+	if ! command -v clang-offload-bundler-$r >/dev/null; then
+		[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "clang-offload-bundler-$r is missing"
+		echo "SKIP (part): clang-offload-bundler-$r is not installed"
+		continue
+	fi
+	for align in 1 4096; do
+		both $r bc$align -type=bc -bundle-align=$align -targets=$H,$HIP1,$HIP2 \
+			-input=host.bin -input=dev1.bin -input=dev2.bin
+	done
+	both $r omp -type=bc -targets=$H,$OMP -input=host.bin -input=dev1.bin
+	both $r text -type=s -targets=$H,$HIP1 -input=h.s -input=d.s
+	both $r object -type=o -targets=$H,$HIP1 -input=host.o -input=dev1.bin
+	if [ $r != 16 ]; then # 16 has no compression
+		both $r ccob -type=bc -compress -targets=$H,$HIP1,$HIP2 -input=host.bin -input=dev1.bin -input=dev2.bin
+		head -c 6 ccob.$r.ours | tail -c 2 | od -An -tu2 >ver.txt
+		want=$([ $r = 22 ] && echo 3 || echo 2)
+		[ "$(tr -d ' \n' <ver.txt)" = $want ] || fail "LLVM $r: CCOB version $(cat ver.txt), want $want"
+	fi
+	echo "ok: LLVM $r"
+done
+
+if command -v clang-offload-bundler-22 >/dev/null; then
+	for v in 2 3; do
+		COMPRESSED_BUNDLE_FORMAT_VERSION=$v both 22 ccob-v$v -type=bc -compress -targets=$H,$HIP1 \
+			-input=host.bin -input=dev1.bin
+	done
+	# 19 does not read the variable.
+	COMPRESSED_BUNDLE_FORMAT_VERSION=3 both 19 ccob-19-ignores -type=bc -compress -targets=$H,$HIP1 \
+		-input=host.bin -input=dev1.bin
+	# A triple without its environment: 22 refuses, 19 completes it.
+	expect_status 1 "$OURS" -llvm=22 -type=bc -targets=host-x86_64-unknown-linux,$HIP1 \
+		-input=host.bin -input=dev1.bin -output=short.bc
+	contains "$T/stderr" "Targets need to follow the format"
+	both 19 short -type=bc -targets=host-x86_64-unknown-linux,$HIP1 -input=host.bin -input=dev1.bin
+	# The release of the clang running the tool, and $OFFLINK_LLVM.
+	OFFLINK_LLVM=16 "$OURS" -type=bc -targets=$H,$HIP1,$HIP2 -input=host.bin -input=dev1.bin \
+		-input=dev2.bin -output=env16.bc || fail "OFFLINK_LLVM=16"
+	same_bytes env16.bc bc1.16.llvm
+fi
+echo "PASS: $n bundles byte-identical with their release's bundler"
