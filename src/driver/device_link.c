@@ -210,17 +210,56 @@ static void add_host_libraries(struct ol_link *l, struct ol_cmd *c)
 	}
 }
 
-void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
-		      bool linker_via_driver)
+/* The --device-linker values for triple, in order, each with its role:
+ * an argument of its own, or the "-mllvm" and the option of a pair. */
+enum role { PLAIN, MLLVM_FLAG, MLLVM_OPTION };
+
+struct linker_values {
+	const char **v;
+	enum role *role;
+	size_t n;
+};
+
+static void linker_values(struct ol_link *l, const char *triple, struct linker_values *lv)
 {
+	size_t cap = l->opt.device_linker.n ? l->opt.device_linker.n : 1;
 	const char *a;
 
-	for (size_t i = 0; i < l->opt.device_linker.n; i++) {
+	lv->v = ol_arena_array(&l->arena, cap, sizeof(*lv->v));
+	lv->role = ol_arena_array(&l->arena, cap, sizeof(*lv->role));
+	lv->n = 0;
+	for (size_t i = 0; lv->v && lv->role && i < l->opt.device_linker.n; i++) {
 		if (!(a = ol_scoped_arg(l->opt.device_linker.v[i], triple)))
+			continue;
+		lv->role[lv->n] = lv->n && lv->role[lv->n - 1] == MLLVM_FLAG ? MLLVM_OPTION
+				: strcmp(a, "-mllvm") == 0 ? MLLVM_FLAG : PLAIN;
+		lv->v[lv->n++] = a;
+	}
+}
+
+void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *out)
+{
+	struct linker_values lv;
+
+	linker_values(l, triple, &lv);
+	for (size_t i = 0; i < lv.n; i++)
+		if (lv.role[i] == MLLVM_OPTION)
+			ol_strvec_push(out, lv.v[i]);
+}
+
+void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
+		      bool linker_via_driver, enum ol_mllvm mllvm)
+{
+	struct linker_values lv;
+	const char *a;
+
+	linker_values(l, triple, &lv);
+	for (size_t i = 0; i < lv.n; i++) {
+		if (mllvm == MLLVM_DROP && lv.role[i] != PLAIN)
 			continue;
 		if (linker_via_driver)
 			ol_strvec_push(&c->argv, "-Xlinker");
-		ol_strvec_push(&c->argv, a);
+		ol_strvec_push(&c->argv, lv.v[i]);
 	}
 	for (size_t i = 0; linker_via_driver && i < l->opt.device_compiler.n; i++)
 		if ((a = ol_scoped_arg(l->opt.device_compiler.v[i], triple)))
@@ -307,7 +346,9 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	for (size_t i = 0; i < g->nimages; i++)
 		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
 	add_host_libraries(l, c);
-	ol_add_user_args(l, c, g->triple, true);
+	/* -mllvm pairs reach lld when it runs LTO; a link of objects has no
+	 * code generation to give them to (and GNU ld rejects -mllvm). */
+	ol_add_user_args(l, c, g->triple, true, g->any_bitcode ? MLLVM_PASS : MLLVM_DROP);
 	return c->argv.err;
 }
 

@@ -25,10 +25,19 @@ const char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, siz
 /* Append a command running program to g's chain; what names the step. */
 struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
 				 const char *program, const char *what);
+/* How a linker takes the "-mllvm <opt>" pairs clang 22 passes as
+ * --device-linker values (its -mllvm): as they are (ld.lld, lld under
+ * LTO), or not at all (a link without code generation, nvlink: the NVPTX
+ * LTO step takes them instead, see ol_linker_mllvm). */
+enum ol_mllvm { MLLVM_PASS, MLLVM_DROP };
+
 /* --device-linker and (when the link goes through a compiler driver)
  * --device-compiler arguments that apply to triple. */
 void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
-		      bool linker_via_driver);
+		      bool linker_via_driver, enum ol_mllvm mllvm);
+/* The options of the "-mllvm <opt>" pairs among the --device-linker values
+ * for triple, appended to out. */
+void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *out);
 /* Plan the link of a GPU group (device_link_gpu.c); OL_E_UNSUPPORTED
  * (already reported) for targets offlink cannot link. */
 enum ol_err ol_plan_gpu(struct ol_link *l, struct ol_group *g);

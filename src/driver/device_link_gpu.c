@@ -1,15 +1,19 @@
-/* GPU device links.
+/* GPU device links, with the tools of the link's LLVM release.
  *
  * NVPTX (sm_NN): cubins (what ptxas made at compile time) are linked by
  * nvlink; PTX images are assembled by ptxas first; bitcode (OpenMP's
- * device runtime, -foffload-lto) goes through clang-19's LTO for NVPTX
- * (clang-nvlink-wrapper --lto-emit-asm, clang-tools-19), which keeps what
- * the other device objects reference and drops the rest, to PTX, then
- * ptxas.  The CUDA tools are found in --cuda-path, $CUDA_PATH,
+ * device runtime, -foffload-lto) goes through the release's NVPTX LTO
+ * driver (clang-nvlink-wrapper --lto-emit-asm, LLVM 17 on), which keeps
+ * what the other device objects reference and drops the rest, to PTX,
+ * then ptxas; LLVM 16, which has none, merges with llvm-link and compiles
+ * with llc.  The CUDA tools are found in --cuda-path, $CUDA_PATH,
  * /usr/local/cuda, then PATH.
  *
  * AMDGPU: ld.lld -shared with the target ID's processor and features;
- * bitcode through lld's own LTO. */
+ * bitcode through lld's own LTO.
+ *
+ * LLVM 22 passes how device code is compiled as --device-compiler values
+ * (-O2, -g, -flto-partitions=8): gpu_flags reads them for the link. */
 #include "driver/device_link.h"
 
 #include <stdio.h>
@@ -39,23 +43,81 @@ static enum ol_err need_tool(struct ol_link *l, const struct ol_group *g,
 	return OL_E_UNSUPPORTED;
 }
 
-static const char *lto_helper(struct ol_link *l, const struct ol_group *g)
+/* found: clang-nvlink-wrapper's path, or NULL (an error naming where
+ * it was looked for, or its bare name under --dry-run). */
+static const char *lto_helper(struct ol_link *l, const struct ol_group *g, char *found)
 {
 	const char *tool = NULL;
 
-	if (need_tool(l, g, ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO"),
-		      "clang-nvlink-wrapper", ol_llvm_where(l, "OFFLINK_NVLINK_LTO"), &tool))
+	if (need_tool(l, g, found, "clang-nvlink-wrapper", ol_llvm_where(l, "OFFLINK_NVLINK_LTO"),
+		      &tool))
 		return NULL;
 	return tool;
 }
 
-/* The optimisation level as 0-3: what ptxas and the LTO drivers accept
- * (-Os and -Oz mean 2 there). */
-static const char *opt_digit(const struct ol_link *l)
-{
-	const char *o = l->opt.opt_level;
+/* How a GPU group is compiled: the level, debug information, LTO
+ * partitions.  From offlink's own options (--opt-level, --device-debug;
+ * LLVM up to 19) and from --device-compiler values (LLVM 22 passes -O2,
+ * -g, -flto-partitions=8 so): offlink links GPU code without a compiler
+ * driver, so each value is read for what it means to the link. */
+struct gpu_flags {
+	const char *opt;          /* "0".."3" */
+	bool debug;
+	const char *partitions;   /* -flto-partitions=N, or NULL */
+};
 
-	return (o[0] >= '0' && o[0] <= '3') ? o : "2";
+/* "-O<x>" as 0-3 (what ptxas and the LTO drivers accept: -Os, -Oz and
+ * -Ofast mean 2, -O means 1, as clang reads them), or NULL. */
+static const char *opt_digit_of(const char *v)
+{
+	if (strncmp(v, "-O", 2) != 0)
+		return NULL;
+	v += 2;
+	if (!*v)
+		return "1";
+	if (v[0] >= '0' && v[0] <= '3' && !v[1])
+		return v[0] == '0' ? "0" : v[0] == '1' ? "1" : v[0] == '2' ? "2" : "3";
+	if (!strcmp(v, "s") || !strcmp(v, "z") || !strcmp(v, "fast") || (v[0] > '3' && v[0] <= '9'))
+		return v[0] > '3' && v[0] <= '9' ? "3" : "2";
+	return NULL;
+}
+
+static void gpu_flags(struct ol_link *l, const struct ol_group *g, struct gpu_flags *f)
+{
+	static const char *const no_meaning[] = { "-flto", "-fno-lto", "-v", "-save-temps",
+						  "--cuda-path=", "-flto=", "-save-temps=", NULL };
+
+	f->opt = opt_digit_of(ol_arena_printf(&l->arena, "-O%s", l->opt.opt_level));
+	f->debug = l->opt.device_debug;
+	f->partitions = NULL;
+	for (size_t i = 0; i < l->opt.device_compiler.n; i++) {
+		const char *v = ol_scoped_arg(l->opt.device_compiler.v[i], g->triple), *d;
+		bool known = false;
+
+		if (!v)
+			continue;
+		if ((d = opt_digit_of(v))) {
+			f->opt = d;
+			continue;
+		}
+		if (strncmp(v, "-g", 2) == 0) {
+			f->debug = strcmp(v, "-g0") != 0;
+			continue;
+		}
+		if (strncmp(v, "-flto-partitions=", 17) == 0) {
+			f->partitions = v + 17;
+			continue;
+		}
+		for (const char *const *n = no_meaning; *n && !known; n++)
+			known = (*n)[strlen(*n) - 1] == '=' ? strncmp(v, *n, strlen(*n)) == 0
+							    : strcmp(v, *n) == 0;
+		if (!known)
+			ol_link_warnf(l, "device link %s: --device-compiler=%s is not used "
+					 "(offlink links GPU code without a compiler driver)",
+				      ol_group_label(l, g), v);
+	}
+	if (!f->opt)
+		f->opt = "2";
 }
 
 /* The highest +ptxNN any bitcode image asks for (LTO's PTX version). */
@@ -74,17 +136,18 @@ static const char *ptx_feature(struct ol_link *l, const struct ol_group *g)
 }
 
 static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
-				 const char *ptxas, const char *in, const char *out)
+				 const struct gpu_flags *f, const char *ptxas,
+				 const char *in, const char *out)
 {
 	struct ol_cmd *c = ol_group_add_step(l, g, ptxas, "ptxas");
 
 	if (!c)
 		return NULL;
 	ol_strvec_push(&c->argv, "-m64");
-	ol_strvec_pushf(&c->argv, "-O%s", opt_digit(l));
+	ol_strvec_pushf(&c->argv, "-O%s", f->opt);
 	ol_strvec_push(&c->argv, "--gpu-name");
 	ol_strvec_push(&c->argv, g->arch);
-	if (l->opt.device_debug)
+	if (f->debug)
 		ol_strvec_push(&c->argv, "-g");
 	for (size_t i = 0; i < l->opt.ptxas_args.n; i++)
 		ol_strvec_push(&c->argv, l->opt.ptxas_args.v[i]);
@@ -97,10 +160,14 @@ static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
 
 /* The LTO options both LTO drivers take, after their plugin-option
  * prefix ("--plugin-opt=" for clang-nvlink-wrapper, "-plugin-opt=" for
- * ld.lld): the level, -mllvm options, and --offload-opt options. */
-static void lto_options(const struct ol_link *l, struct ol_cmd *c, const char *plugin_opt)
+ * ld.lld): the level, the partitions, -mllvm options, and --offload-opt
+ * options. */
+static void lto_options(const struct ol_link *l, const struct gpu_flags *f,
+			struct ol_cmd *c, const char *plugin_opt)
 {
-	ol_strvec_pushf(&c->argv, "%sO%s", plugin_opt, opt_digit(l));
+	ol_strvec_pushf(&c->argv, "%sO%s", plugin_opt, f->opt);
+	if (f->partitions)
+		ol_strvec_pushf(&c->argv, "%slto-partitions=%s", plugin_opt, f->partitions);
 	for (size_t i = 0; i < l->opt.mllvm.n; i++) {
 		ol_strvec_push(&c->argv, "-mllvm");
 		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
@@ -109,25 +176,35 @@ static void lto_options(const struct ol_link *l, struct ol_cmd *c, const char *p
 		ol_strvec_pushf(&c->argv, "%s%s", plugin_opt, l->opt.offload_opt.v[i]);
 }
 
-/* Bitcode of the group to PTX through clang-19's NVPTX LTO; the cubins
- * are given too so that what they reference stays visible. */
+/* Bitcode of the group to PTX through the release's NVPTX LTO driver,
+ * clang-nvlink-wrapper; the cubins are given too so that what they
+ * reference stays visible.  Up to LLVM 19 it takes the PTX version as
+ * --feature (LLVM 22 reads it from the bitcode). */
 static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
-			    const char *helper, const char *ptx)
+			    const struct gpu_flags *f, const char *helper,
+			    const char *ptx)
 {
 	struct ol_cmd *c = ol_group_add_step(l, g, helper, "LTO of the bitcode");
 	const char *feature = ptx_feature(l, g);
+	struct ol_strvec mllvm = { 0 };
 
 	if (!c)
 		return OL_E_NOMEM;
 	ol_strvec_push(&c->argv, "--arch");
 	ol_strvec_push(&c->argv, g->arch);
-	if (feature) {
+	if (feature && !ol_llvm_at_least(l, 20)) {
 		ol_strvec_push(&c->argv, "--feature");
 		ol_strvec_push(&c->argv, feature);
 	}
 	ol_strvec_push(&c->argv, "--lto-emit-asm");
-	lto_options(l, c, "--plugin-opt=");
-	if (l->opt.device_debug)
+	lto_options(l, f, c, "--plugin-opt=");
+	ol_linker_mllvm(l, g->triple, &mllvm);
+	for (size_t i = 0; i < mllvm.n; i++) {
+		ol_strvec_push(&c->argv, "-mllvm");
+		ol_strvec_push(&c->argv, mllvm.v[i]);
+	}
+	ol_strvec_free(&mllvm);
+	if (f->debug)
 		ol_strvec_push(&c->argv, "-g");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, ptx);
@@ -140,11 +217,98 @@ static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 	return c->argv.err;
 }
 
+/* Bitcode a library contributed for the symbols device code needs (the
+ * device runtime's members), as opposed to the program's own. */
+static bool library_code(const struct ol_image *img)
+{
+	return img->member && img->why && strncmp(img->why, "defines ", 8) == 0;
+}
+
+/* One step of the LLVM 16 path: program at path with argv so far; what
+ * names the step. */
+static struct ol_cmd *tool_step(struct ol_link *l, struct ol_group *g, const char *name,
+				const char *env, const char *what)
+{
+	char *found = ol_llvm_tool(l, name, env);
+	const char *path = NULL;
+
+	if (need_tool(l, g, found, name, ol_llvm_where(l, env), &path))
+		return NULL;
+	return ol_group_add_step(l, g, path, what);
+}
+
+/* LLVM 16 has no clang-nvlink-wrapper; its LTO, done in-process by its
+ * wrapper, is here its own tools': llvm-link merges the program's bitcode,
+ * then links in only what that needs of the libraries' bitcode
+ * (--only-needed), internalized; opt runs the LTO pipeline; llc makes PTX.
+ * (Without the internalizing link, llc 16 meets device-runtime functions
+ * that LTO would have removed, and fails on some.) */
+static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
+				    const struct gpu_flags *f, const char *ptx)
+{
+	const char *stem = ol_group_stem(l, g), *feature = ptx_feature(l, g);
+	const char *own = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.own.bc", stem));
+	const char *merged = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.bc", stem));
+	const char *opt = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.opt.bc", stem));
+	bool has_own = false;
+	struct ol_cmd *c;
+
+	for (size_t i = 0; i < g->nimages; i++)
+		has_own |= g->images[i]->entry->image_kind == OB_IMG_BITCODE &&
+			   !library_code(g->images[i]);
+	if (has_own) {
+		if (!(c = tool_step(l, g, "llvm-link", "OFFLINK_LLVM_LINK", "link the program's bitcode")))
+			return OL_E_UNSUPPORTED;
+		ol_strvec_push(&c->argv, "-o");
+		ol_strvec_push(&c->argv, own);
+		for (size_t i = 0; i < g->nimages; i++)
+			if (g->images[i]->entry->image_kind == OB_IMG_BITCODE &&
+			    !library_code(g->images[i]))
+				ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	}
+	/* What the program's bitcode needs of the libraries'; with none of
+	 * its own (cubins only), all of the libraries' bitcode. */
+	if (!(c = tool_step(l, g, "llvm-link", "OFFLINK_LLVM_LINK", "link what it needs of libraries")))
+		return OL_E_UNSUPPORTED;
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, merged);
+	if (has_own) {
+		ol_strvec_push(&c->argv, own);
+		ol_strvec_push(&c->argv, "--only-needed");
+		ol_strvec_push(&c->argv, "--internalize");
+	}
+	for (size_t i = 0; i < g->nimages; i++)
+		if (g->images[i]->entry->image_kind == OB_IMG_BITCODE && library_code(g->images[i]))
+			ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	if (!(c = tool_step(l, g, "opt", "OFFLINK_OPT", "optimise the bitcode")))
+		return OL_E_UNSUPPORTED;
+	ol_strvec_pushf(&c->argv, "-passes=lto<O%s>", f->opt);
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, opt);
+	ol_strvec_push(&c->argv, merged);
+	if (!(c = tool_step(l, g, "llc", "OFFLINK_LLC", "compile the bitcode")))
+		return OL_E_UNSUPPORTED;
+	ol_strvec_push(&c->argv, "-mtriple=nvptx64-nvidia-cuda");
+	ol_strvec_pushf(&c->argv, "-mcpu=%s", g->arch);
+	if (feature)
+		ol_strvec_pushf(&c->argv, "-mattr=%s", feature);
+	ol_strvec_pushf(&c->argv, "-O%s", f->opt);
+	for (size_t i = 0; i < l->opt.mllvm.n; i++)
+		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
+	ol_linker_mllvm(l, g->triple, &c->argv);
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, ptx);
+	ol_strvec_push(&c->argv, opt);
+	return c->argv.err;
+}
+
 static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 {
 	char searched[512];
 	const char *ptxas, *nvlink, *helper = NULL, *stem = ol_group_stem(l, g);
+	char *lto = NULL;
 	struct ol_strvec cubins = { 0 };
+	struct gpu_flags f;
 	struct ol_cmd *c;
 	enum ol_err rc = OL_OK;
 
@@ -154,18 +318,27 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 			       ol_group_label(l, g), g->arch, ol_group_origins(l, g));
 		return OL_E_UNSUPPORTED;
 	}
+	gpu_flags(l, g, &f);
 	if (need_tool(l, g, ol_find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
 		      "ptxas", searched, &ptxas) ||
 	    need_tool(l, g, ol_find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
-		      "nvlink", searched, &nvlink) ||
-	    (g->any_bitcode && !(helper = lto_helper(l, g))))
+		      "nvlink", searched, &nvlink))
 		return OL_E_UNSUPPORTED;
 	if (g->any_bitcode) {
 		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));
 		const char *cubin = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.cubin", stem));
 
-		if (lto_step(l, g, helper, ptx) || !ptxas_step(l, g, ptxas, ptx, cubin))
-			return OL_E_NOMEM;
+		/* The release's own NVPTX LTO driver, where it has one. */
+		lto = ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO");
+		if (lto || ol_llvm_at_least(l, 17)) {
+			if (!(helper = lto_helper(l, g, lto)))
+				return OL_E_UNSUPPORTED;
+			rc = lto_step(l, g, &f, helper, ptx);
+		} else {
+			rc = merge_and_compile(l, g, &f, ptx);
+		}
+		if (rc || !ptxas_step(l, g, &f, ptxas, ptx, cubin))
+			return rc ? rc : OL_E_NOMEM;
 		ol_strvec_push(&cubins, cubin);
 	}
 	for (size_t i = 0; i < g->nimages; i++) {
@@ -176,7 +349,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 			const char *cubin = ol_link_temp_path(
 				l, ol_arena_printf(&l->arena, "%s.%zu.cubin", stem, i));
 
-			if (!ptxas_step(l, g, ptxas, in, cubin))
+			if (!ptxas_step(l, g, &f, ptxas, in, cubin))
 				rc = OL_E_NOMEM;
 			ol_strvec_push(&cubins, cubin);
 		} else if (k != OB_IMG_BITCODE) {
@@ -189,10 +362,12 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_NOMEM;
 	}
 	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
+	if (f.debug)
+		ol_strvec_push(&c->argv, "-g");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
 	ol_strvec_extend(&c->argv, &cubins);
-	ol_add_user_args(l, c, g->triple, false);
+	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP); /* the LTO step's */
 	ol_strvec_free(&cubins);
 	return rc ? rc : c->argv.err;
 }
@@ -213,6 +388,7 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	struct ol_diag d;
 	struct ol_buf attrs = { 0 };
 	const char *lld = find_lld(l, g);
+	struct gpu_flags f;
 	struct ol_cmd *c;
 
 	ol_diag_clear(&d);
@@ -224,6 +400,7 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 			       ol_group_label(l, g), g->arch, ol_group_origins(l, g));
 		return OL_E_UNSUPPORTED;
 	}
+	gpu_flags(l, g, &f);
 	c = ol_group_add_step(l, g, lld, NULL);
 	if (!c)
 		return OL_E_NOMEM;
@@ -237,12 +414,13 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	if (attrs.len)
 		ol_strvec_pushf(&c->argv, "-plugin-opt=-mattr=%s", (char *)attrs.data);
 	ol_buf_free(&attrs);
-	lto_options(l, c, "-plugin-opt=");
+	/* (debug information comes from the bitcode: -g needs no option) */
+	lto_options(l, &f, c, "-plugin-opt=");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
 	for (size_t i = 0; i < g->nimages; i++)
 		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
-	ol_add_user_args(l, c, g->triple, false);
+	ol_add_user_args(l, c, g->triple, false, MLLVM_PASS);
 	return c->argv.err;
 }
 

@@ -18,7 +18,7 @@ need ar gcc
 M=$OFFLINK_SRC/tests/e2e/matrix
 DEPS=$OFFLINK_SRC/deps
 releases=${MATRIX_RELEASES:-16 19 22}
-cells=${MATRIX_CELLS:-one globals ctor staticlib reloc lto nvptx cuda hip hipwhole}
+cells=${MATRIX_CELLS:-one globals ctor staticlib reloc lto nvptx nvptxlto cuda hip hipwhole}
 unset LIBRARY_PATH   # (CUDA images set it; it would add -L to every link)
 
 passed=0
@@ -165,6 +165,18 @@ cell_lto() {
 }
 
 cell_nvptx() {
+	nvptx_cell nvptx
+}
+
+# The same with -foffload-lto: the NVPTX device code is bitcode, linked by
+# each release's NVPTX LTO (llvm-link and llc for 16).
+cell_nvptxlto() {
+	nvptx_cell nvptxlto -foffload-lto
+}
+
+nvptx_cell() {
+	local cell=$1
+	shift
 	local nv=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu,nvptx64-nvidia-cuda
 		  -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90 --cuda-path="$CUDA"
 		  -I"$OMPLIB/clang/$N/include")
@@ -177,13 +189,13 @@ cell_nvptx() {
 		# for its entry points, given to both device links.
 		nv+=(-nogpulib)
 		"$CLANG" --target=nvptx64-nvidia-cuda -march=sm_90 --cuda-path="$CUDA" \
-			-Wno-unknown-cuda-version -c "$M/devrt_stub.c" -o devrt_stub.o 2>>nvptx.build ||
-			{ echo "compile devrt_stub.c: $(tail -2 nvptx.build)"; return 1; }
+			-Wno-unknown-cuda-version -c "$M/devrt_stub.c" -o devrt_stub.o 2>>$cell.build ||
+			{ echo "compile devrt_stub.c: $(tail -2 $cell.build)"; return 1; }
 		extra=(-Xoffload-linker-nvptx64-nvidia-cuda "$PWD/devrt_stub.o")
 	fi
-	cc_ nvptx nv.o "$M/one.c" "${nv[@]}" || return 1
-	link_both nvptx nvptx "${nv[@]}" nv.o "${extra[@]}" "${LDFLAGS[@]}"
-	compare_runs nvptx "r=42"
+	cc_ $cell nv.o "$M/one.c" "${nv[@]}" "$@" || return 1
+	link_both $cell $cell "${nv[@]}" "$@" nv.o "${extra[@]}" "${LDFLAGS[@]}"
+	compare_runs $cell "r=42"
 }
 
 # CUDA and HIP: the registrations the stub logs.
