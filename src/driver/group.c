@@ -6,8 +6,9 @@
  * specific group's target is dropped, since that group holds all its
  * images and more.  Kind-less images (from --bitcode-library or a
  * packager run without kind=) join every compatible group.  Groups are
- * sorted by kind, then triple, then arch, each key compared on its own
- * (LLVM's single comparator is not a strict weak order). */
+ * sorted by kind, then triple, then arch, each key compared on its own,
+ * which fixes file names and link order; the order images are registered
+ * in is the LLVM release's, decided per wrapper (image_order.c). */
 #include "driver/phases.h"
 
 #include <stdlib.h>

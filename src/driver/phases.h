@@ -35,6 +35,9 @@ enum ol_err ol_plan_device_links(struct ol_link *l);
 enum ol_err ol_run_device_links(struct ol_link *l);
 /* Bundle (CUDA fatbinary, HIP bundle), emit and compile the wrappers. */
 enum ol_err ol_plan_wrappers(struct ol_link *l);
+/* Put a wrapper's groups in the order the link's LLVM release registers
+ * them (image_order.c). */
+enum ol_err ol_order_registration(const struct ol_link *l, struct ol_wrapper *w);
 enum ol_err ol_build_wrappers(struct ol_link *l);
 /* Run the host linker with the wrapper objects; rename the output. */
 enum ol_err ol_run_host_linker(struct ol_link *l);

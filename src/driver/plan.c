@@ -59,6 +59,9 @@ void ol_print_plan(struct ol_link *l)
 			ob_offload_kind_name(w->kind), w->ngroups, w->ngroups == 1 ? "" : "s",
 			container, w->bundle_path ? " -> " : "",
 			w->bundle_path ? w->bundle_path : "");
+		for (size_t k = 0; k < w->ngroups; k++)
+			ol_message("offlink", NULL, "    %zu. %s%s%s", k + 1, w->groups[k]->triple,
+				w->groups[k]->arch[0] ? " " : "", w->groups[k]->arch);
 	}
 	for (size_t i = 0; i < l->nimages; i++)
 		skipped += relevant(l, &l->images[i]);

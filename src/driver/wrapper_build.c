@@ -89,6 +89,8 @@ enum ol_err ol_plan_wrappers(struct ol_link *l)
 				w->groups[w->ngroups++] = &l->groups[i];
 		if (!w->ngroups)
 			continue;
+		if (ol_order_registration(l, w))
+			return OL_E_NOMEM;
 		l->nwrappers++;
 		w->source_path = strdup(ol_link_temp_path(
 			l, ol_arena_printf(&l->arena, "%s.image.wrapper.c", name)));

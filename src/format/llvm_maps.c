@@ -256,7 +256,7 @@ enum ol_err ol_llvm_stringmap_order(const char *const *keys, size_t n, size_t *o
 	return OL_OK;
 }
 
-enum ol_err ol_llvm_densemap_order(const char *const *keys, size_t n, size_t *order)
+enum ol_err ol_llvm_densemap_order_hashed(const uint32_t *hashes, size_t n, size_t *order)
 {
 	struct table t = { 0 };
 
@@ -269,9 +269,40 @@ enum ol_err ol_llvm_densemap_order(const char *const *keys, size_t n, size_t *or
 			free(t.hash);
 			return OL_E_NOMEM;
 		}
-		insert(&t, i, (uint32_t)ol_llvm_hash_value(keys[i], strlen(keys[i])));
+		insert(&t, i, hashes[i]);
 	}
 	if (n)
 		read_order(&t, order);
 	return OL_OK;
+}
+
+enum ol_err ol_llvm_densemap_order(const char *const *keys, size_t n, size_t *order)
+{
+	uint32_t *hashes = malloc((n ? n : 1) * sizeof(*hashes));
+	enum ol_err rc;
+
+	if (!hashes)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		hashes[i] = (uint32_t)ol_llvm_hash_value(keys[i], strlen(keys[i]));
+	rc = ol_llvm_densemap_order_hashed(hashes, n, order);
+	free(hashes);
+	return rc;
+}
+
+uint32_t ol_llvm_pair_hash(uint32_t first, uint32_t second)
+{
+	/* DenseMapInfo<std::pair>'s combineHashValue: a 64-bit mix of the
+	 * two 32-bit hashes, truncated. */
+	uint64_t key = (uint64_t)first << 32 | second;
+
+	key += ~(key << 32);
+	key ^= key >> 22;
+	key += ~(key << 13);
+	key ^= key >> 8;
+	key += key << 3;
+	key ^= key >> 15;
+	key += ~(key << 27);
+	key ^= key >> 31;
+	return (uint32_t)key;
 }

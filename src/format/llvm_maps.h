@@ -12,7 +12,8 @@
  * (Found by experiment against Debian's packagers, 46 key sets of up to
  * 27 keys, then the random sets of tests/cli/packager_releases.sh.)
  * Reproducing the tables (their hashes, sizes, probing and growth) is
- * what makes offlink-binary's output byte-identical with each release's.
+ * what makes offlink-binary's output byte-identical with each release's,
+ * and LLVM 16's image registration order (driver/image_order.c).
  * Plain computation on strings: no LLVM code, no allocation but the
  * table's own. */
 #ifndef OFFLINK_FORMAT_LLVM_MAPS_H
@@ -35,5 +36,12 @@ enum ol_err ol_llvm_stringmap_order(const char *const *keys, size_t n, size_t *o
 
 /* Iteration order of a DenseMap<StringRef, ...> (LLVM 17+), likewise. */
 enum ol_err ol_llvm_densemap_order(const char *const *keys, size_t n, size_t *order);
+
+/* The same for keys given by their 32-bit DenseMapInfo hashes. */
+enum ol_err ol_llvm_densemap_order_hashed(const uint32_t *hashes, size_t n, size_t *order);
+
+/* DenseMapInfo<std::pair<A, B>>::getHashValue from the two halves' hashes
+ * (a pair of StringRefs: each half (uint32_t)ol_llvm_hash_value). */
+uint32_t ol_llvm_pair_hash(uint32_t first, uint32_t second);
 
 #endif
