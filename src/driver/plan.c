@@ -9,18 +9,35 @@
 #include "common/message.h"
 #include "driver/device_link.h"
 
-/* An image left out whose exact target is linked: worth showing; members
- * of the device runtime for other GPUs are not. */
-static bool relevant(const struct ol_link *l, const struct ol_image *img)
+static bool same_image(const struct ol_image *a, const struct ol_image *b)
 {
+	return a->kind == b->kind && strcmp(a->origin, b->origin) == 0 &&
+	       strcmp(a->triple, b->triple) == 0 && strcmp(a->arch, b->arch) == 0;
+}
+
+/* An image left out whose exact target is linked: worth showing; members
+ * of the device runtime for other GPUs are not.  A library named twice
+ * (the driver's -lomptarget.devicertl and the user's) has its members
+ * twice: one left out while its twin is linked was not left out, and one
+ * left out twice is shown once. */
+static bool relevant(const struct ol_link *l, size_t index)
+{
+	const struct ol_image *img = &l->images[index];
+	bool linked_target = false;
+
 	if (img->taken || img->final)
 		return false;
-	for (size_t i = 0; i < l->ngroups; i++)
-		if (l->groups[i].kind == img->kind &&
-		    strcmp(l->groups[i].triple, img->triple) == 0 &&
-		    strcmp(l->groups[i].arch, img->arch) == 0)
-			return true;
-	return false;
+	for (size_t i = 0; i < l->ngroups && !linked_target; i++)
+		linked_target = l->groups[i].kind == img->kind &&
+				strcmp(l->groups[i].triple, img->triple) == 0 &&
+				strcmp(l->groups[i].arch, img->arch) == 0;
+	if (!linked_target)
+		return false;
+	for (size_t i = 0; i < l->nimages; i++)
+		if (i != index && same_image(&l->images[i], img) &&
+		    (l->images[i].taken || i < index))
+			return false;
+	return true;
 }
 
 void ol_print_plan(struct ol_link *l)
@@ -64,13 +81,13 @@ void ol_print_plan(struct ol_link *l)
 				w->groups[k]->arch[0] ? " " : "", w->groups[k]->arch);
 	}
 	for (size_t i = 0; i < l->nimages; i++)
-		skipped += relevant(l, &l->images[i]);
+		skipped += relevant(l, i);
 	if (skipped)
 		ol_message("offlink", NULL, "  not linked (the host link does not pull these members in):");
 	for (size_t i = 0; i < l->nimages; i++) {
 		const struct ol_image *img = &l->images[i];
 
-		if (relevant(l, img))
+		if (relevant(l, i))
 			ol_message("offlink", NULL, "    %s %s%s%s  %s",
 				ob_offload_kind_name(img->kind), img->triple,
 				img->arch[0] ? " " : "", img->arch, img->origin);

@@ -66,4 +66,9 @@ run_case options -o prog --opt-level=O3 --wrapper-jobs=3 \
 # A bitcode device image: LTO through ld.lld; --save-temps names the
 # files after the output, beside it.
 run_case lto --save-temps -o prog a.o l.o -L. -lk
+
+# A library named twice (clang's -lomptarget.devicertl and the user's):
+# the member the first copy gives is linked, and is not listed as left out
+# because of the second copy; u.o is listed as left out once.
+run_case twice -o prog a.o -L. -lk -lk
 echo "PASS: dry-run plans match"
