@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/escape.h"
+#include "driver/llvm_release.h"
 #include "os/outfile.h"
 #include "os/pool.h"
 
@@ -266,18 +267,29 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 			ol_strvec_push(&c->argv, a);
 }
 
+enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g)
+{
+	if (g->all_bitcode)
+		return OL_OK;
+	ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode device images "
+			  "(-foffload-lto); device code from %s",
+		       ol_group_label(l, g), ol_group_origins(l, g));
+	return OL_E_UNSUPPORTED;
+}
+
 /* --embed-bitcode: the image is the group's bitcode merged by LTO (for
  * runtimes that compile it just in time), not machine code. */
 static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 {
 	struct ol_cmd *c;
 
-	if (!g->all_bitcode) {
-		ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode device images "
-				  "(-foffload-lto); device code from %s",
-			       ol_group_label(l, g), ol_group_origins(l, g));
+	if (ol_need_all_bitcode(l, g))
 		return OL_E_UNSUPPORTED;
-	}
+	/* ld.lld 16 cannot emit bitcode (--lto-emit-llvm came with 17) */
+	if (!ol_llvm_at_least(l, 17))
+		return ol_plan_link_and_optimise(
+			l, g, strchr("0123", l->opt.opt_level[0]) ? l->opt.opt_level : "2",
+			g->image_path);
 	c = ol_group_add_step(l, g, l->clang, "merge bitcode");
 	if (!c)
 		return OL_E_NOMEM;

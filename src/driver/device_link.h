@@ -38,6 +38,17 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 /* The options of the "-mllvm <opt>" pairs among the --device-linker values
  * for triple, appended to out. */
 void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *out);
+/* --embed-bitcode: the image is the group's bitcode merged by LTO, so
+ * every image must be bitcode; otherwise an error naming where the
+ * device code came from (OL_E_UNSUPPORTED). */
+enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g);
+/* The group's bitcode merged and optimised by the release's llvm-link and
+ * opt, into out: the program's own bitcode linked whole, then only what it
+ * needs of libraries' bitcode (the device runtime), internalized, then
+ * opt -passes=lto<O opt_level>.  LLVM 16's in-process LTO, for releases
+ * whose linkers cannot do it (device_link_gpu.c). */
+enum ol_err ol_plan_link_and_optimise(struct ol_link *l, struct ol_group *g,
+				      const char *opt_level, const char *out);
 /* Plan the link of a GPU group (device_link_gpu.c); OL_E_UNSUPPORTED
  * (already reported) for targets offlink cannot link. */
 enum ol_err ol_plan_gpu(struct ol_link *l, struct ol_group *g);

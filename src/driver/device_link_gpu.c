@@ -176,13 +176,14 @@ static void lto_options(const struct ol_link *l, const struct gpu_flags *f,
 		ol_strvec_pushf(&c->argv, "%s%s", plugin_opt, l->opt.offload_opt.v[i]);
 }
 
-/* Bitcode of the group to PTX through the release's NVPTX LTO driver,
- * clang-nvlink-wrapper; the cubins are given too so that what they
- * reference stays visible.  Up to LLVM 19 it takes the PTX version as
- * --feature (LLVM 22 reads it from the bitcode). */
+/* Bitcode of the group to PTX (emit "--lto-emit-asm") or to merged
+ * bitcode ("--lto-emit-llvm", --embed-bitcode) through the release's
+ * NVPTX LTO driver, clang-nvlink-wrapper; the cubins are given too so
+ * that what they reference stays visible.  Up to LLVM 19 it takes the PTX
+ * version as --feature (LLVM 22 reads it from the bitcode). */
 static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 			    const struct gpu_flags *f, const char *helper,
-			    const char *ptx)
+			    const char *emit, const char *out)
 {
 	struct ol_cmd *c = ol_group_add_step(l, g, helper, "LTO of the bitcode");
 	const char *feature = ptx_feature(l, g);
@@ -196,7 +197,7 @@ static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 		ol_strvec_push(&c->argv, "--feature");
 		ol_strvec_push(&c->argv, feature);
 	}
-	ol_strvec_push(&c->argv, "--lto-emit-asm");
+	ol_strvec_push(&c->argv, emit);
 	lto_options(l, f, c, "--plugin-opt=");
 	ol_linker_mllvm(l, g->triple, &mllvm);
 	for (size_t i = 0; i < mllvm.n; i++) {
@@ -207,7 +208,7 @@ static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 	if (f->debug)
 		ol_strvec_push(&c->argv, "-g");
 	ol_strvec_push(&c->argv, "-o");
-	ol_strvec_push(&c->argv, ptx);
+	ol_strvec_push(&c->argv, out);
 	for (size_t i = 0; i < g->nimages; i++) {
 		uint16_t k = g->images[i]->entry->image_kind;
 
@@ -237,22 +238,17 @@ static struct ol_cmd *tool_step(struct ol_link *l, struct ol_group *g, const cha
 	return ol_group_add_step(l, g, path, what);
 }
 
-/* LLVM 16 has no clang-nvlink-wrapper; its LTO, done in-process by its
- * wrapper, is here its own tools': llvm-link merges the program's bitcode,
- * then links in only what that needs of the libraries' bitcode
- * (--only-needed), internalized; opt runs the LTO pipeline; llc makes PTX.
- * (Without the internalizing link, llc 16 meets device-runtime functions
- * that LTO would have removed, and fails on some.) */
-static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
-				    const struct gpu_flags *f, const char *ptx)
+enum ol_err ol_plan_link_and_optimise(struct ol_link *l, struct ol_group *g,
+				      const char *opt_level, const char *out)
 {
-	const char *stem = ol_group_stem(l, g), *feature = ptx_feature(l, g);
+	const char *stem = ol_group_stem(l, g);
 	const char *own = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.own.bc", stem));
 	const char *merged = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.bc", stem));
-	const char *opt = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.opt.bc", stem));
 	bool has_own = false;
 	struct ol_cmd *c;
 
+	if (!own || !merged)
+		return OL_E_NOMEM;
 	for (size_t i = 0; i < g->nimages; i++)
 		has_own |= g->images[i]->entry->image_kind == OB_IMG_BITCODE &&
 			   !library_code(g->images[i]);
@@ -282,10 +278,31 @@ static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
 			ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
 	if (!(c = tool_step(l, g, "opt", "OFFLINK_OPT", "optimise the bitcode")))
 		return OL_E_UNSUPPORTED;
-	ol_strvec_pushf(&c->argv, "-passes=lto<O%s>", f->opt);
+	ol_strvec_pushf(&c->argv, "-passes=lto<O%s>", opt_level);
 	ol_strvec_push(&c->argv, "-o");
-	ol_strvec_push(&c->argv, opt);
+	ol_strvec_push(&c->argv, out);
 	ol_strvec_push(&c->argv, merged);
+	return c->argv.err;
+}
+
+/* LLVM 16 has no clang-nvlink-wrapper; its LTO, done in-process by its
+ * wrapper, is here its own tools' (ol_plan_link_and_optimise), then llc
+ * makes PTX.  (Without the internalizing link, llc 16 meets
+ * device-runtime functions that LTO would have removed, and fails on
+ * some.) */
+static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
+				    const struct gpu_flags *f, const char *ptx)
+{
+	const char *feature = ptx_feature(l, g);
+	const char *opt = ol_link_temp_path(
+		l, ol_arena_printf(&l->arena, "%s.lto.opt.bc", ol_group_stem(l, g)));
+	struct ol_cmd *c;
+	enum ol_err rc;
+
+	if (!opt)
+		return OL_E_NOMEM;
+	if ((rc = ol_plan_link_and_optimise(l, g, f->opt, opt)))
+		return rc;
 	if (!(c = tool_step(l, g, "llc", "OFFLINK_LLC", "compile the bitcode")))
 		return OL_E_UNSUPPORTED;
 	ol_strvec_push(&c->argv, "-mtriple=nvptx64-nvidia-cuda");
@@ -300,6 +317,27 @@ static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
 	ol_strvec_push(&c->argv, ptx);
 	ol_strvec_push(&c->argv, opt);
 	return c->argv.err;
+}
+
+/* --embed-bitcode: the image is the bitcode after LTO's optimisation,
+ * before code generation, for the runtime to compile just in time (as
+ * LLVM's wrapper does: clang-nvlink-wrapper --lto-emit-llvm; LLVM 16
+ * stops its in-process LTO before code generation: llvm-link and opt).
+ * No CUDA tool runs. */
+static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
+				      const struct gpu_flags *f)
+{
+	char *lto;
+	const char *helper;
+
+	if (ol_need_all_bitcode(l, g))
+		return OL_E_UNSUPPORTED;
+	lto = ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO");
+	if (!lto && !ol_llvm_at_least(l, 17))
+		return ol_plan_link_and_optimise(l, g, f->opt, g->image_path);
+	if (!(helper = lto_helper(l, g, lto)))
+		return OL_E_UNSUPPORTED;
+	return lto_step(l, g, f, helper, "--lto-emit-llvm", g->image_path);
 }
 
 static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
@@ -319,6 +357,8 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	}
 	gpu_flags(l, g, &f);
+	if (l->opt.embed_bitcode)
+		return plan_nvptx_bitcode(l, g, &f);
 	if (need_tool(l, g, ol_find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
 		      "ptxas", searched, &ptxas) ||
 	    need_tool(l, g, ol_find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
@@ -333,7 +373,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		if (lto || ol_llvm_at_least(l, 17)) {
 			if (!(helper = lto_helper(l, g, lto)))
 				return OL_E_UNSUPPORTED;
-			rc = lto_step(l, g, &f, helper, ptx);
+			rc = lto_step(l, g, &f, helper, "--lto-emit-asm", ptx);
 		} else {
 			rc = merge_and_compile(l, g, &f, ptx);
 		}
@@ -401,11 +441,20 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	}
 	gpu_flags(l, g, &f);
+	if (l->opt.embed_bitcode && ol_need_all_bitcode(l, g))
+		return OL_E_UNSUPPORTED;
+	/* (ld.lld 16 cannot emit bitcode: LLVM 16's own tools merge it) */
+	if (l->opt.embed_bitcode && !ol_llvm_at_least(l, 17))
+		return ol_plan_link_and_optimise(l, g, f.opt, g->image_path);
 	c = ol_group_add_step(l, g, lld, NULL);
 	if (!c)
 		return OL_E_NOMEM;
 	c->response_file = true;
 	ol_strvec_push(&c->argv, "-shared");
+	/* --embed-bitcode: lld writes the bitcode LTO optimised instead of
+	 * compiling it. */
+	if (l->opt.embed_bitcode)
+		ol_strvec_push(&c->argv, "--lto-emit-llvm");
 	ol_strvec_push(&c->argv, "--no-undefined");
 	ol_strvec_pushf(&c->argv, "-plugin-opt=mcpu=%s", tid.processor);
 	for (unsigned i = 0; i < tid.nfeatures; i++)

@@ -118,6 +118,24 @@ static enum ol_err image_size(struct ol_link *l, const char *path, uint64_t *siz
 	return OL_OK;
 }
 
+/* The image kind the entry declares: what the linked file is (bitcode
+ * under --embed-bitcode, an ELF object or cubin otherwise), read from its
+ * magic so that the label never claims what the bytes are not. */
+static uint16_t linked_image_kind(const char *path)
+{
+	static const unsigned char bc[4] = { 'B', 'C', 0xc0, 0xde };
+	unsigned char head[4] = { 0 };
+	FILE *f = fopen(path, "rb");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(head, 1, sizeof(head), f);
+		fclose(f);
+	}
+	return n == sizeof(head) && memcmp(head, bc, sizeof(bc)) == 0 ? OB_IMG_BITCODE
+								       : OB_IMG_OBJECT;
+}
+
 static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,
 				 struct ol_buf *src, struct ol_diag *d)
 {
@@ -134,10 +152,10 @@ static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,
 		const struct ol_group *g = w->groups[i];
 
 		imgs[i] = (struct wrap_image){ g->triple, g->arch, g->image_path, 0,
-					       l->opt.embed_bitcode ? OB_IMG_BITCODE
-								    : OB_IMG_OBJECT,
-					       origins_of(l, g) };
+					       OB_IMG_OBJECT, origins_of(l, g) };
 		rc = image_size(l, g->image_path, &imgs[i].size);
+		if (!rc)
+			imgs[i].image_kind = linked_image_kind(g->image_path);
 	}
 	if (!rc)
 		rc = wrap_openmp_source(&wo, src, d);
