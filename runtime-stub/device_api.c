@@ -30,38 +30,39 @@ static const char *error_string(int e)
 	}
 }
 
-/* One API call: forwarded when the real runtime is there, else `body`. */
-#define DEVICE_CALL(name, params, args, body)  \
-	STUB_NEXT(int, name, params)           \
-	int name params;                       \
-	int name params                        \
-	{                                      \
-		stub_write_pending();          \
-		if (next_##name())             \
-			return next_##name() args; \
-		body                           \
+/* One API call, logged: forwarded when the real runtime is there, else
+ * `body` (the stand-in, name_stub). */
+#define DEVICE_CALL(rt, name, params, args, body)                          \
+	STUB_NEXT(int, name, params)                                       \
+	static int name##_stub params body                                 \
+	int name params;                                                   \
+	int name params                                                    \
+	{                                                                  \
+		stub_write_pending();                                      \
+		return stub_api_call(rt, #name, next_##name() ? next_##name() args \
+							     : name##_stub args); \
 	}
 
 #define API(p)                                                                                 \
-	DEVICE_CALL(p##GetDeviceCount, (int *count), (count), {                                \
+	DEVICE_CALL(#p, p##GetDeviceCount, (int *count), (count), {                                \
 		if (count)                                                                     \
 			*count = 0;                                                            \
 		return stub_no_device();                                                                 \
 	})                                                                                     \
-	DEVICE_CALL(p##GetLastError, (void), (), { return take_last_error(); })               \
-	DEVICE_CALL(p##PeekAtLastError, (void), (), { return last_error; })                   \
-	DEVICE_CALL(p##DeviceSynchronize, (void), (), { return stub_no_device(); })                     \
-	DEVICE_CALL(p##SetDevice, (int device), (device), {                                    \
+	DEVICE_CALL(#p, p##GetLastError, (void), (), { return take_last_error(); })               \
+	DEVICE_CALL(#p, p##PeekAtLastError, (void), (), { return last_error; })                   \
+	DEVICE_CALL(#p, p##DeviceSynchronize, (void), (), { return stub_no_device(); })                     \
+	DEVICE_CALL(#p, p##SetDevice, (int device), (device), {                                    \
 		(void)device;                                                                  \
 		return stub_no_device();                                                                 \
 	})                                                                                     \
-	DEVICE_CALL(p##Malloc, (void **ptr, size_t size), (ptr, size), {                       \
+	DEVICE_CALL(#p, p##Malloc, (void **ptr, size_t size), (ptr, size), {                       \
 		(void)size;                                                                    \
 		if (ptr)                                                                       \
 			*ptr = NULL;                                                           \
 		return stub_no_device();                                                                 \
 	})                                                                                     \
-	DEVICE_CALL(p##MallocManaged, (void **ptr, size_t size, unsigned flags),               \
+	DEVICE_CALL(#p, p##MallocManaged, (void **ptr, size_t size, unsigned flags),               \
 		    (ptr, size, flags), {                                                      \
 			    (void)size;                                                        \
 			    (void)flags;                                                       \
@@ -69,8 +70,8 @@ static const char *error_string(int e)
 				    *ptr = NULL;                                               \
 			    return stub_no_device();                                                     \
 		    })                                                                         \
-	DEVICE_CALL(p##Free, (void *ptr), (ptr), { return ptr ? stub_no_device() : 0; })                \
-	DEVICE_CALL(p##Memcpy, (void *dst, const void *src, size_t n, int kind),               \
+	DEVICE_CALL(#p, p##Free, (void *ptr), (ptr), { return ptr ? stub_no_device() : 0; })                \
+	DEVICE_CALL(#p, p##Memcpy, (void *dst, const void *src, size_t n, int kind),               \
 		    (dst, src, n, kind), {                                                     \
 			    (void)dst;                                                         \
 			    (void)src;                                                         \
@@ -90,10 +91,12 @@ const char *hipGetErrorString(int e);
 
 const char *cudaGetErrorString(int e)
 {
+	stub_api_call("cuda", "cudaGetErrorString", 0);
 	return next_cudaGetErrorString() ? next_cudaGetErrorString()(e) : error_string(e);
 }
 
 const char *hipGetErrorString(int e)
 {
+	stub_api_call("hip", "hipGetErrorString", 0);
 	return next_hipGetErrorString() ? next_hipGetErrorString()(e) : error_string(e);
 }

@@ -44,6 +44,10 @@ void record_write(struct record *r);
 void record_launch(const char *runtime, const char *name, const unsigned grid[3],
 		   const unsigned block[3]);
 
+/* A call of the CUDA or HIP runtime API: {"runtime", "call", "result"};
+ * returns result. */
+int stub_api_call(const char *runtime, const char *name, int result);
+
 /* Write the records of CUDA/HIP registrations still open.  HIP has no
  * "end of registration" call, so this runs at the program's first
  * runtime call after its constructors (and at exit), so that a program

@@ -158,3 +158,24 @@ void record_launch(const char *runtime, const char *name, const unsigned grid[3]
 	append_line(text, len);
 	free(text);
 }
+
+int stub_api_call(const char *runtime, const char *name, int result)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	stub_write_pending();
+	f = open_memstream(&text, &len);
+	if (!f)
+		return result;
+	fputs("{\"runtime\": ", f);
+	json_string(f, runtime);
+	fprintf(f, ", \"pid\": %ld, \"call\": ", (long)getpid());
+	json_string(f, name);
+	fprintf(f, ", \"result\": %d}\n", result);
+	fclose(f);
+	append_line(text, len);
+	free(text);
+	return result;
+}
