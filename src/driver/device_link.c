@@ -358,14 +358,44 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	for (size_t i = 0; i < g->nimages; i++)
 		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
 	add_host_libraries(l, c);
+	/* -r: the line is a pre-link's and lacks what the final link will
+	 * have; device code calling libm would not link, and -lm on the line
+	 * makes `ld -r` copy libm.a's members into the output.  The C
+	 * runtime's math library is linked into CPU device code here, only
+	 * if used. */
+	if (l->opt.relocatable) {
+		ol_strvec_push(&c->argv, "-Wl,--as-needed");
+		ol_strvec_push(&c->argv, "-lm");
+		ol_strvec_push(&c->argv, "-Wl,--no-as-needed");
+	}
 	/* -mllvm pairs reach lld when it runs LTO; a link of objects has no
 	 * code generation to give them to (and GNU ld rejects -mllvm). */
 	ol_add_user_args(l, c, g->triple, true, g->any_bitcode ? MLLVM_PASS : MLLVM_DROP);
 	return c->argv.err;
 }
 
+/* -r -lm: say what ld -r will do with it (the user's line is left as
+ * it is: it is the host linker's). */
+static void warn_relocatable_libm(struct ol_link *l)
+{
+	bool cpu = false;
+
+	for (size_t i = 0; i < l->ngroups && !cpu; i++)
+		cpu = ol_triple_is_cpu(l->groups[i].triple);
+	for (size_t i = 0; cpu && i < l->nitems; i++)
+		if (l->items[i].kind == ITEM_LIBRARY && strcmp(l->items[i].value, "m") == 0) {
+			ol_link_warnf(l, "-r with -lm: the host linker copies libm.a's members into %s, "
+					 "where they fail the final link; offlink links libm into CPU "
+					 "device code itself, so -lm can go",
+				      l->output);
+			return;
+		}
+}
+
 enum ol_err ol_plan_device_links(struct ol_link *l)
 {
+	if (l->opt.relocatable)
+		warn_relocatable_libm(l);
 	for (size_t i = 0; i < l->ngroups; i++) {
 		struct ol_group *g = &l->groups[i];
 		enum ol_err rc;

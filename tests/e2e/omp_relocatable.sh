@@ -131,4 +131,42 @@ ar rcs libvecgnu.a gnu_pre.o
 check "gcc link (GNU objcopy)" gcc main.c -L. -lvecgnu "${LIBS[@]}" -o gnu_prog
 run gnu_prog
 contains gnu_prog.out "initial=0 a=2,4,6,8,10"
+
+# Device code calling libm (RSBench's atan, cos, sqrt): the -r line has no
+# -lm (ld -r would copy libm.a's members into the object, which then fail
+# the final link), yet the CPU device link gets libm as a final link's
+# would; the gcc-linked program runs it on the device.
+cat >math_kernels.c <<'C'
+#include <math.h>
+#include <omp.h>
+double math_run(double x, int *initial) {
+  double r = 0;
+#pragma omp target map(from: r) map(from: initial[0:1])
+  {
+    r = atan(x) + sqrt(x) + cos(x) + sin(x);
+    initial[0] = omp_is_initial_device();
+  }
+  return r;
+}
+C
+cat >math_main.c <<'C'
+#include <stdio.h>
+double math_run(double x, int *initial);
+int main(void) {
+  int initial = 1;
+  double r = math_run(2.0, &initial);
+  printf("initial=%d r=%.6f\n", initial, r);
+  return 0;
+}
+C
+cc -c math_kernels.c -o math_kernels.o
+prelink math_pre.o math_kernels.o
+nm math_pre.o | grep -qE ' T (__)?atan' && fail "libm was copied into the relocatable output"
+check "gcc link (libm)" gcc math_main.c math_pre.o "${LIBS[@]}" -lm -o math_prog
+run math_prog
+contains math_prog.out "initial=0 r=3.014513"
+# -lm on the -r line: offlink says what ld -r does with it.
+clang-19 "${OMP[@]}" --offload-link -r -B "$COMPAT" math_kernels.o -lm -o math_lm.o 2>math_lm.err ||
+	fail "-r with -lm: $(cat math_lm.err)"
+contains math_lm.err "-r with -lm: the host linker copies libm.a's members into math_lm.o"
 echo "PASS: relocatable pre-linking"
