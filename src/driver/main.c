@@ -35,6 +35,9 @@ static const char help_text[] =
 	"\n"
 	"OPTIONS:\n"
 	"  --linker-path=<path>     the host linker (required; clang passes it)\n"
+	"  --llvm=<release>|<dir>   the LLVM release whose tools and behaviour the link\n"
+	"                           follows (default: the clang that ran offlink, or\n"
+	"                           the newest that produced the device code)\n"
 	"  --host-triple=<triple>   target of the registration code (default " OFFLINK_DEFAULT_HOST_TRIPLE ")\n"
 	"  --opt-level=O<n>         optimisation of device links (O0-O3, Os, Oz; default O2)\n"
 	"  --wrapper-jobs=<n>       device links run in parallel (default: CPUs)\n"
@@ -51,6 +54,7 @@ static const char help_text[] =
 	"  --override-image=<kind>=<file>      use <file> as the linked image\n"
 	"  --cuda-path=<dir>        CUDA toolkit (ptxas, nvlink, fatbinary)\n"
 	"  --embed-bitcode          embed linked bitcode instead of an object (JIT)\n"
+	"  --emit-fatbin-only       CUDA/HIP: write the fatbinary or bundle and stop\n"
 	"  --compress, --compression-level=<n>  compress HIP bundles\n"
 	"  --device-debug           device code with debug information\n"
 	"  --ptxas-arg=<arg>        argument for ptxas\n"
@@ -58,6 +62,8 @@ static const char help_text[] =
 	"  --wrapper-time-trace=<file>  write a Chrome trace of the phases\n"
 	"  --help, --version\n"
 	"\n"
+	"Environment: OFFLINK_LLVM (as --llvm), OFFLINK_CLANG and the other tool\n"
+	"variables of offlink(1).\n"
 	"Exit status: the host linker's; 1 for an error of offlink's own; 2 for a\n"
 	"bad command line.  See offlink(1).\n";
 

@@ -112,6 +112,28 @@ static void output_spellings(void **state)
 	free_link(&l);
 }
 
+/* clang 16 puts --sysroot= and -r after "--", among the linker's
+ * arguments: offlink still searches libraries under the sysroot and does
+ * a relocatable link, and the linker still gets both. */
+static void clang16_sysroot_and_r(void **state)
+{
+	char *argv[] = { "offlink", "--host-triple=x86_64-pc-linux-gnu",
+			 "--linker-path=/usr/bin/ld", "--", "--sysroot=/s", "-o", "x.o",
+			 "-r", "a.o" };
+	struct ol_link l;
+	char line[256];
+
+	(void)state;
+	parse(&l, sizeof(argv) / sizeof(argv[0]), argv, OL_OK);
+	joined(&l.host_args, line, sizeof(line));
+	assert_string_equal(line, "--sysroot=/s -o x.o -r a.o");
+	assert_string_equal(l.sysroot, "/s");
+	assert_true(l.opt.relocatable);
+	assert_string_equal(l.output, "x.o");
+	free(l.sysroot);
+	free_link(&l);
+}
+
 static void link_items_and_toggles(void **state)
 {
 	char *argv[] = { "offlink", "--start-group", "-lfoo", "-l", ":libbar.a",
@@ -346,6 +368,7 @@ int main(void)
 		cmocka_unit_test(wrapper_options_are_consumed_the_rest_kept_in_order),
 		cmocka_unit_test(output_spellings),
 		cmocka_unit_test(link_items_and_toggles),
+		cmocka_unit_test(clang16_sysroot_and_r),
 		cmocka_unit_test(bad_options_are_usage_errors),
 		cmocka_unit_test(scoped_device_arguments),
 		cmocka_unit_test(target_ids),
