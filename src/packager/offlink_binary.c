@@ -643,7 +643,7 @@ static enum ol_err table_order(const char **keys, size_t n, bool stringmap,
 static enum ol_err order_strings(const struct image_spec *s, unsigned release,
 				 struct ob_kv *kv, size_t *n)
 {
-	size_t nk = s->order.n, nwalk, ndata;
+	size_t nk = s->order.n, nwalk = 0, ndata = 0;
 	const char **walk = calloc(nk ? nk : 1, sizeof(*walk));
 	const char **data = calloc(nk ? nk : 1, sizeof(*data));
 	enum ol_err rc = walk && data ? OL_OK : OL_E_NOMEM;
