@@ -16,7 +16,7 @@ test_pkgs=(
   clang-19 clang-tools-19 llvm-19 lld-19 libomp-19-dev libclang-rt-19-dev
   clang-16 clang-tools-16 llvm-16 lld-16
   clang-22 clang-tools-22 llvm-22 lld-22
-  binutils file xxd jq
+  binutils file xxd jq dpkg-dev
 )
 # The OpenMP runtimes of LLVM 16 and 22, unpacked under deps/ (never
 # installed: installing libomp-N-dev removes libomp-19-dev).  22's

@@ -151,6 +151,7 @@ struct ol_options {
 	char *llvm;             /* --llvm=<release or bin directory> */
 	bool dry_run, verbose, save_temps, embed_bitcode, print_wrapped;
 	bool relocatable, device_debug, compress, help, help_hidden, version;
+	bool print_compat_dir;
 	bool whole_program, clang_backend;
 	bool emit_fatbin_only;  /* LLVM 22: the CUDA/HIP container is the output */
 	int compression_level;  /* INT_MIN: not given */

@@ -18,6 +18,7 @@
 #include "driver/options.h"
 #include "driver/phases.h"
 #include "os/cleanup.h"
+#include "os/findprog.h"
 #include "os/outfile.h"
 #include "os/spawn.h"
 
@@ -60,6 +61,7 @@ static const char help_text[] =
 	"  --ptxas-arg=<arg>        argument for ptxas\n"
 	"  -mllvm <opt>, --offload-opt=<opt>   LLVM options for device code generation\n"
 	"  --wrapper-time-trace=<file>  write a Chrome trace of the phases\n"
+	"  --print-compat-dir       print the directory to pass to clang with -B\n"
 	"  --help, --version\n"
 	"\n"
 	"Environment: OFFLINK_LLVM (as --llvm), OFFLINK_CLANG and the other tool\n"
@@ -291,9 +293,28 @@ static void link_free(struct ol_link *l)
 
 static void print_version(void)
 {
-	printf("offlink %s (clang-linker-wrapper compatible, LLVM %s formats)\n",
+	char *compat = ol_compat_dir();
+
+	printf("offlink %s (clang-linker-wrapper compatible, LLVM %s)\n",
 	       OFFLINK_VERSION, OFFLINK_LLVM_COMPAT);
+	printf("compat directory: %s\n", compat ? compat : "(not found beside offlink)");
+	free(compat);
 	fflush(stdout);
+}
+
+/* --print-compat-dir: for clang -B"$(offlink --print-compat-dir)". */
+static int print_compat_dir(struct ol_link *l)
+{
+	char *compat = ol_compat_dir();
+
+	if (!compat) {
+		ol_link_errorf(l, "no compat directory beside this offlink (looked for "
+				  "../lib/offlink/compat and ../compat from its executable)");
+		return EXIT_ERROR;
+	}
+	puts(compat);
+	free(compat);
+	return EXIT_OK;
 }
 
 /* The one place that turns the outcome into an exit status. */
@@ -326,6 +347,8 @@ static int run(struct ol_link *l, int argc, char **argv)
 		fputs(help_text, stdout);
 		return EXIT_OK;
 	}
+	if (l->opt.print_compat_dir)
+		return print_compat_dir(l);
 	if (l->opt.version)
 		print_version();
 	if (l->opt.version && (!l->opt.verbose || l->nitems == 0))

@@ -19,7 +19,7 @@ enum opt_id {
 	O_EMBED_BITCODE, O_PRINT_WRAPPED, O_SAVE_TEMPS, O_COMPRESS,
 	O_COMPRESSION_LEVEL, O_TIME_TRACE, O_IGNORED_VALUE, O_JOBS,
 	O_OVERRIDE_IMAGE, O_SHOULD_EXTRACT, O_OFFLOAD_OPT, O_HELP, O_HELP_HIDDEN,
-	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN,
+	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN, O_PRINT_COMPAT,
 };
 
 struct wrapper_opt {
@@ -61,6 +61,7 @@ static const struct wrapper_opt wrapper_opts[] = {
 	{ "help", O_HELP, false },
 	{ "help-hidden", O_HELP_HIDDEN, false },
 	{ "version", O_VERSION, false },
+	{ "print-compat-dir", O_PRINT_COMPAT, true },
 	{ "whole-program", O_WHOLE_PROGRAM, false },
 	{ "no-canonical-prefixes", O_INTERNAL, false },
 	{ "emit-fatbin-only", O_EMIT_FATBIN, true },
@@ -204,6 +205,7 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 	case O_HELP: o->help = true; return OL_OK;
 	case O_HELP_HIDDEN: o->help = o->help_hidden = true; return OL_OK;
 	case O_VERSION: o->version = true; return OL_OK;
+	case O_PRINT_COMPAT: o->print_compat_dir = true; return OL_OK;
 	case O_WHOLE_PROGRAM: o->whole_program = true; return OL_OK;
 	case O_EMIT_FATBIN: o->emit_fatbin_only = true; return OL_OK;
 	case O_COMPRESSION_LEVEL: {

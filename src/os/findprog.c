@@ -94,3 +94,25 @@ char *ol_find_tool(const char *argv0, const char *env, const char *const *names)
 		found = ol_find_in_path(*n);
 	return found;
 }
+
+char *ol_compat_dir(void)
+{
+	static const char *const below_bin[] = { "../lib/offlink/compat", "../compat" };
+	char exe[PATH_MAX], path[PATH_MAX + 32], real[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	struct stat st;
+
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	if (!(slash = strrchr(exe, '/')))
+		return NULL;
+	*slash = '\0';
+	for (size_t i = 0; i < sizeof(below_bin) / sizeof(below_bin[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", exe, below_bin[i]);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && realpath(path, real))
+			return strdup(real);
+	}
+	return NULL;
+}

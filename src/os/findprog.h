@@ -19,5 +19,11 @@ char *ol_find_tool(const char *argv0, const char *env, const char *const *names)
  * through PATH, symlinks kept) and as installed (symlinks resolved);
  * either may be NULL.  malloc'd. */
 void ol_self_dirs(const char *argv0, char **invoked_dir, char **real_dir);
+/* The compat directory of this offlink (the LLVM tool names clang -B
+ * finds): <prefix>/lib/offlink/compat of an installed tree, or
+ * <build>/compat of a build tree, found from the running executable so
+ * that a moved tree still finds its own.  malloc'd, NULL if neither
+ * exists. */
+char *ol_compat_dir(void);
 
 #endif
