@@ -16,6 +16,7 @@
 #include "common/escape.h"
 #include "driver/llvm_release.h"
 #include "os/outfile.h"
+#include "os/scratch.h"
 #include "os/pool.h"
 
 static const char *const cpu_arches[] = {
@@ -106,6 +107,14 @@ const char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, siz
 {
 	(void)l;
 	return g->input_paths[i];
+}
+
+const char *ol_group_inputs_archive(struct ol_link *l, struct ol_group *g)
+{
+	if (!g->inputs_archive)
+		g->inputs_archive = ol_link_temp_path(
+			l, ol_arena_printf(&l->arena, "%s.inputs.a", g->stem));
+	return g->inputs_archive;
 }
 
 /* Name every file of g once: its stem, and each image's input file. */
@@ -277,6 +286,15 @@ enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g)
 	return OL_E_UNSUPPORTED;
 }
 
+/* The group's images through the compiler driver: one archive, read
+ * whole, in image order. */
+static void push_inputs_archive(struct ol_link *l, struct ol_group *g, struct ol_cmd *c)
+{
+	ol_strvec_push(&c->argv, "-Wl,--whole-archive");
+	ol_strvec_push(&c->argv, ol_group_inputs_archive(l, g));
+	ol_strvec_push(&c->argv, "-Wl,--no-whole-archive");
+}
+
 /* --embed-bitcode: the image is the group's bitcode merged by LTO (for
  * runtimes that compile it just in time), not machine code. */
 static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
@@ -303,8 +321,7 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 	ol_strvec_push(&c->argv, "-Wl,--lto-emit-llvm");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
-	for (size_t i = 0; i < g->nimages; i++)
-		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	push_inputs_archive(l, g, c);
 	return c->argv.err;
 }
 
@@ -355,8 +372,7 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	ol_strvec_push(&c->argv, "-Wl,--no-undefined");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
-	for (size_t i = 0; i < g->nimages; i++)
-		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	push_inputs_archive(l, g, c);
 	add_host_libraries(l, c);
 	/* -r: the line is a pre-link's and lacks what the final link will
 	 * have; device code calling libm would not link, and -lm on the line
@@ -420,37 +436,55 @@ enum ol_err ol_plan_device_links(struct ol_link *l)
 	return l->nerrors ? OL_E_REPORTED : OL_OK;
 }
 
-/* Each image goes to its own file once: the device linkers read files. */
-static enum ol_err write_inputs(struct ol_link *l, struct ol_group *g)
-{
-	for (size_t i = 0; i < g->nimages; i++) {
-		const struct ob_entry *e = g->images[i]->entry;
-		struct ol_diag d;
+/* A group's inputs, written by the pool just before its first step: one
+ * archive of all its images, or each image to its own file, straight from
+ * the inputs' mappings. */
+struct group_inputs {
+	struct ol_link *l;
+	struct ol_group *g;
+};
 
-		ol_diag_clear(&d);
-		if (ol_write_file_atomic(ol_group_input_path(l, g, i), e->image,
-					 (size_t)e->image_size, &d)) {
-			ol_link_error(l, &d);
-			return d.code;
-		}
+static enum ol_err write_inputs(void *ctx, struct ol_diag *d)
+{
+	struct group_inputs *gi = ctx;
+	struct ol_group *g = gi->g;
+	struct ol_scratch_member *m;
+	enum ol_err rc = OL_OK;
+
+	if (!g->inputs_archive) {
+		for (size_t i = 0; i < g->nimages && !rc; i++)
+			rc = ol_scratch_write(ol_group_input_path(gi->l, g, i), g->images[i]->entry->image,
+					      (size_t)g->images[i]->entry->image_size, d);
+		return rc;
 	}
-	return OL_OK;
+	m = calloc(g->nimages ? g->nimages : 1, sizeof(*m));
+	if (!m)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	for (size_t i = 0; i < g->nimages; i++)
+		m[i] = (struct ol_scratch_member){ g->images[i]->entry->image,
+						   (size_t)g->images[i]->entry->image_size };
+	rc = ol_scratch_archive(g->inputs_archive, m, g->nimages, d);
+	free(m);
+	return rc;
 }
 
 enum ol_err ol_run_device_links(struct ol_link *l)
 {
 	struct ol_job *jobs = calloc(l->ngroups ? l->ngroups : 1, sizeof(*jobs));
+	struct group_inputs *gi = calloc(l->ngroups ? l->ngroups : 1, sizeof(*gi));
 	enum ol_err rc = OL_OK;
 
-	if (!jobs)
+	if (!jobs || !gi) {
+		free(jobs);
+		free(gi);
 		return OL_E_NOMEM;
+	}
 	for (size_t i = 0; i < l->ngroups; i++) {
-		if (!l->opt.dry_run && write_inputs(l, &l->groups[i])) {
-			free(jobs);
-			return OL_E_IO;
-		}
+		gi[i] = (struct group_inputs){ l, &l->groups[i] };
 		jobs[i].steps = l->groups[i].steps;
 		jobs[i].nsteps = l->groups[i].nsteps;
+		jobs[i].prepare = l->opt.dry_run ? NULL : write_inputs;
+		jobs[i].ctx = &gi[i];
 	}
 	if (ol_pool_run(jobs, l->ngroups, l->opt.jobs, &l->run)) {
 		for (size_t i = 0; i < l->ngroups; i++) {
@@ -465,5 +499,6 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		rc = OL_E_TOOL_FAILED;
 	}
 	free(jobs);
+	free(gi);
 	return rc;
 }

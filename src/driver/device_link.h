@@ -22,6 +22,10 @@ const char *ol_group_origins(struct ol_link *l, const struct ol_group *g);
 const char *ol_group_stem(struct ol_link *l, const struct ol_group *g);
 /* Where image i of g is written for the device linker. */
 const char *ol_group_input_path(struct ol_link *l, const struct ol_group *g, size_t i);
+/* The group's images as one archive, for linkers that read it whole
+ * (--whole-archive): one file per group instead of one per image.  Once
+ * asked for, the images are written only there. */
+const char *ol_group_inputs_archive(struct ol_link *l, struct ol_group *g);
 /* Append a command running program to g's chain; what names the step. */
 struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
 				 const char *program, const char *what);

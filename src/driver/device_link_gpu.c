@@ -467,8 +467,9 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	lto_options(l, &f, c, "-plugin-opt=");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
-	for (size_t i = 0; i < g->nimages; i++)
-		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	ol_strvec_push(&c->argv, "--whole-archive");
+	ol_strvec_push(&c->argv, ol_group_inputs_archive(l, g));
+	ol_strvec_push(&c->argv, "--no-whole-archive");
 	ol_add_user_args(l, c, g->triple, false, MLLVM_PASS);
 	return c->argv.err;
 }

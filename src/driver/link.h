@@ -116,6 +116,8 @@ struct ol_group {
 	bool any_bitcode, all_bitcode;
 	const char *stem;            /* file names: "<index>.<kind>.<triple>[.<arch>]" */
 	const char **input_paths;    /* where each image is written for the linker */
+	const char *inputs_archive;  /* or: all of them, as one archive (its
+				      * linker reads it with --whole-archive) */
 	char *image_path;            /* the linked image */
 	struct ol_cmd *steps;        /* the commands that link it */
 	size_t nsteps;

@@ -1,8 +1,8 @@
 #include "os/cleanup.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -321,16 +321,35 @@ void ol_cleanup_forget_child(pid_t pid)
 	unblock(&old);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
+/* Remove name (under parent) and, for a directory, everything in it: one
+ * unlinkat per file, no stat (nftw would lstat each one first). */
+static void remove_tree_at(int parent, const char *name)
 {
-	(void)st;
-	(void)ftw;
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
+	int fd;
+	DIR *dir;
+	struct dirent *e;
+
+	if (unlinkat(parent, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+		return;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	/* Entries removed while the directory is read may make readdir miss
+	 * others: read it again while it is not empty. */
+	for (int pass = 0; pass < 8; pass++) {
+		rewinddir(dir);
+		while ((e = readdir(dir)))
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				remove_tree_at(dirfd(dir), e->d_name);
+		if (unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
+			break;
+	}
+	closedir(dir);
 }
 
 void ol_cleanup_run(void)
@@ -340,7 +359,7 @@ void ol_cleanup_run(void)
 	block(&old);
 	for (size_t i = npaths; i-- > 0;) {
 		if (paths[i].dir)
-			nftw(paths[i].path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+			remove_tree_at(AT_FDCWD, paths[i].path);
 		else
 			unlink(paths[i].path);
 		free(paths[i].path);

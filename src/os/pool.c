@@ -10,6 +10,10 @@ static int start_next(struct ol_job *j, const struct ol_run_opts *o)
 {
 	if (j->failed || j->done >= j->nsteps)
 		return 0;
+	if (j->done == 0 && j->prepare && j->prepare(j->ctx, &j->diag)) {
+		j->failed = 1;
+		return 0;
+	}
 	if (ol_spawn(&j->steps[j->done], o, &j->pid, &j->diag)) {
 		j->failed = 1;
 		return 0;
@@ -49,23 +53,36 @@ static enum ol_err dry_run_all(struct ol_job *jobs, size_t n,
 	return OL_OK;
 }
 
+/* The runnable job with the fewest steps done, or NULL. */
+static struct ol_job *next_job(struct ol_job *jobs, size_t n)
+{
+	struct ol_job *best = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ol_job *j = &jobs[i];
+
+		if (j->running || j->failed || j->done >= j->nsteps)
+			continue;
+		if (!best || j->done < best->done)
+			best = j;
+	}
+	return best;
+}
+
 enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
 			const struct ol_run_opts *o)
 {
-	size_t running = 0, next = 0;
+	size_t running = 0;
 	int any_failed = 0;
+	struct ol_job *j;
 
 	if (o && o->dry_run)
 		return dry_run_all(jobs, njobs, o);
 	if (max_procs == 0)
 		max_procs = 1;
 	for (;;) {
-		/* Fill free slots: first continue started chains, then new. */
-		for (size_t i = 0; i < next && running < max_procs; i++)
-			if (!jobs[i].running && start_next(&jobs[i], o))
-				running++;
-		while (next < njobs && running < max_procs)
-			if (start_next(&jobs[next++], o))
+		while (running < max_procs && (j = next_job(jobs, njobs)))
+			if (start_next(j, o))
 				running++;
 		if (running == 0)
 			break;
@@ -77,8 +94,7 @@ enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
 				continue;
 			break;
 		}
-		struct ol_job *j = find_job(jobs, njobs, pid);
-
+		j = find_job(jobs, njobs, pid);
 		if (!j)
 			continue;
 		running--;

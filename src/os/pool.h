@@ -14,6 +14,10 @@
 struct ol_job {
 	struct ol_cmd *steps;
 	size_t nsteps;
+	/* Called just before the first step starts (writing the job's input
+	 * files), or NULL; an error fails the job with d. */
+	enum ol_err (*prepare)(void *ctx, struct ol_diag *d);
+	void *ctx;
 	/* results */
 	size_t done;         /* steps that finished successfully */
 	int failed;          /* 1 if a step failed; diag says why */
@@ -24,7 +28,10 @@ struct ol_job {
 	int running;
 };
 
-/* Run every job, at most max_procs processes at a time.  A failing chain
+/* Run every job, at most max_procs processes at a time.  A free slot goes
+ * to the job with the fewest steps done (then the first): every chain
+ * gets its first step before any gets its second, so a short link never
+ * waits behind two long chains.  A failing chain
  * stops; the others run to the end so every failure is reported in one go.
  * Returns OL_E_TOOL_FAILED if any job failed (each job's diag says which
  * step and why); under dry_run prints every command and runs none. */

@@ -62,9 +62,13 @@ TXT
 	stub_entries $kind.llvm.log | ids | diff -u - $kind.entries ||
 		fail "LLVM's $kind link registers other entries"
 done
-# The object link hands ld.lld the object as it is.
-grep 'ld.lld' object.verbose | grep -q 'gfx90a\.0\.o$' || fail "the object was not linked alone, as an object"
-grep 'ld.lld' lto.verbose | grep -q 'gfx90a\.0\.bc' || fail "the bitcode was not linked through LTO"
+# The object link hands ld.lld the object as it is (in the group's
+# archive of inputs, read whole).
+grep 'ld.lld' object.verbose | grep -q -- '--whole-archive [^ ]*gfx90a\.inputs\.a --no-whole-archive$' ||
+	fail "the object was not linked alone, as an object"
+grep -q '^offlink:     bitcode .* lto\.o  (input)' lto.verbose || fail "lto.o's device code is not bitcode"
+grep 'ld.lld' lto.verbose | grep -q -- '-plugin-opt=O2 .*--whole-archive [^ ]*gfx90a\.inputs\.a' ||
+	fail "the bitcode was not linked through LTO"
 need gcc
 prelink_and_gcc gfx90a
 echo "PASS: OpenMP amdgcn gfx90a, object and LTO, -r"
