@@ -8,6 +8,8 @@ build_pkgs=(
   cmake pkg-config gcc make
   libelf-dev libarchive-dev libcmocka-dev zlib1g-dev libzstd-dev libmd-dev
 )
+# (qemu-user and the arm64 cross C library run the aarch64 registration
+# code in tests/e2e/registration_forms.sh.)
 # offlink serves clang 16, 19 and 22; each release's own tools are the
 # oracles for its links.  libomptarget 19 runs the linked programs on its
 # host device (and libomp-19-dev must stay: the libomp-N-dev packages
@@ -17,6 +19,7 @@ test_pkgs=(
   clang-16 clang-tools-16 llvm-16 lld-16
   clang-22 clang-tools-22 llvm-22 lld-22
   binutils file xxd jq dpkg-dev
+  qemu-user binutils-aarch64-linux-gnu libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
 )
 # The OpenMP runtimes of LLVM 16 and 22, unpacked under deps/ (never
 # installed: installing libomp-N-dev removes libomp-19-dev).  22's

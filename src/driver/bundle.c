@@ -266,6 +266,20 @@ static enum ol_err managed_vars(struct ol_link *l, struct ol_wrapper *w,
 	return OL_OK;
 }
 
+bool ol_bundle_asm_names_ok(struct ol_link *l, const struct ol_wrapper *w)
+{
+	if (l->new_entries)
+		return true; /* the pointers are in the entries: no names written */
+	for (size_t i = 0; i < l->nmanaged; i++) {
+		const struct ol_managed *m = &l->managed[i];
+
+		if (m->kind == w->kind && linked(m) && m->pointer_symbol &&
+		    (!wrap_asm_symbol_ok(m->init_symbol) || !wrap_asm_symbol_ok(m->pointer_symbol)))
+			return false;
+	}
+	return true;
+}
+
 enum ol_err ol_bundle_source(struct ol_link *l, struct ol_wrapper *w,
 			     struct ol_buf *src, struct ol_diag *d)
 {
@@ -295,7 +309,7 @@ enum ol_err ol_bundle_source(struct ol_link *l, struct ol_wrapper *w,
 	wc.contents = contents.data ? (char *)contents.data : "";
 	wc.new_entries = l->new_entries;
 	wc.managed = managed;
-	rc = wrap_cuda_hip_source(&wc, src, d);
+	rc = w->arch ? wrap_cuda_hip_asm(&wc, w->arch, src, d) : wrap_cuda_hip_source(&wc, src, d);
 	free(managed);
 	ol_buf_free(&contents);
 	return rc;

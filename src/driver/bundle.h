@@ -19,4 +19,8 @@ enum ol_err ol_emit_fatbin(struct ol_link *l);
 struct ol_cmd *ol_wrapper_add_step(struct ol_link *l, struct ol_wrapper *w,
 				   const char *program, const char *what);
 
+/* Whether every managed-variable name the wrapper would reference can be
+ * written by the assembly path (wrap_asm_symbol_ok). */
+bool ol_bundle_asm_names_ok(struct ol_link *l, const struct ol_wrapper *w);
+
 #endif

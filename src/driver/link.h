@@ -132,6 +132,8 @@ struct ol_llvm {
 	const char *searched;        /* where it was looked for */
 };
 
+struct asm_arch;
+
 /* One registration wrapper per offload kind. */
 struct ol_wrapper {
 	enum ob_offload_kind kind;
@@ -142,6 +144,8 @@ struct ol_wrapper {
 	char *object_path;
 	struct ol_cmd *steps;        /* bundling, then compiling */
 	size_t nsteps;
+	const struct asm_arch *arch; /* registration written as assembly for
+				      * it (wrap/asm_code.h), or NULL: as C */
 };
 
 struct ol_options {
@@ -151,6 +155,7 @@ struct ol_options {
 	char *cuda_path;
 	char *time_trace;
 	char *llvm;             /* --llvm=<release or bin directory> */
+	char *registration;     /* --registration=asm|c|auto, or NULL (auto) */
 	bool dry_run, verbose, save_temps, embed_bitcode, print_wrapped;
 	bool relocatable, device_debug, compress, help, help_hidden, version;
 	bool print_compat_dir;

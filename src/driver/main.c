@@ -56,6 +56,8 @@ static const char help_text[] =
 	"  --cuda-path=<dir>        CUDA toolkit (ptxas, nvlink, fatbinary)\n"
 	"  --embed-bitcode          embed linked bitcode instead of an object (JIT)\n"
 	"  --emit-fatbin-only       CUDA/HIP: write the fatbinary or bundle and stop\n"
+	"  --registration=asm|c|auto  registration code as assembly (x86_64, aarch64\n"
+	"                           hosts; default where an assembler is found) or C\n"
 	"  --compress, --compression-level=<n>  compress HIP bundles\n"
 	"  --device-debug           device code with debug information\n"
 	"  --ptxas-arg=<arg>        argument for ptxas\n"
@@ -64,7 +66,8 @@ static const char help_text[] =
 	"  --print-compat-dir       print the directory to pass to clang with -B\n"
 	"  --help, --version\n"
 	"\n"
-	"Environment: OFFLINK_LLVM (as --llvm), OFFLINK_CLANG and the other tool\n"
+	"Environment: OFFLINK_LLVM (as --llvm), OFFLINK_REGISTRATION (as\n"
+	"--registration), OFFLINK_AS, OFFLINK_CLANG and the other tool\n"
 	"variables of offlink(1).\n"
 	"Exit status: the host linker's; 1 for an error of offlink's own; 2 for a\n"
 	"bad command line.  See offlink(1).\n";
@@ -285,6 +288,7 @@ static void link_free(struct ol_link *l)
 	free(o->cuda_path);
 	free(o->time_trace);
 	free(o->llvm);
+	free(o->registration);
 	free(l->llvm.bin);
 	free(l->sysroot);
 	ol_strmap_free(&l->host_symbols);

@@ -20,6 +20,7 @@ enum opt_id {
 	O_COMPRESSION_LEVEL, O_TIME_TRACE, O_IGNORED_VALUE, O_JOBS,
 	O_OVERRIDE_IMAGE, O_SHOULD_EXTRACT, O_OFFLOAD_OPT, O_HELP, O_HELP_HIDDEN,
 	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN, O_PRINT_COMPAT,
+	O_REGISTRATION,
 };
 
 struct wrapper_opt {
@@ -65,6 +66,7 @@ static const struct wrapper_opt wrapper_opts[] = {
 	{ "whole-program", O_WHOLE_PROGRAM, false },
 	{ "no-canonical-prefixes", O_INTERNAL, false },
 	{ "emit-fatbin-only", O_EMIT_FATBIN, true },
+	{ "registration=", O_REGISTRATION, true },
 	/* Per-group options LLVM synthesises internally; never meaningful
 	 * on the command line. */
 	{ "arch=", O_INTERNAL, false },
@@ -208,6 +210,11 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 	case O_PRINT_COMPAT: o->print_compat_dir = true; return OL_OK;
 	case O_WHOLE_PROGRAM: o->whole_program = true; return OL_OK;
 	case O_EMIT_FATBIN: o->emit_fatbin_only = true; return OL_OK;
+	case O_REGISTRATION:
+		if (strcmp(v, "asm") != 0 && strcmp(v, "c") != 0 && strcmp(v, "auto") != 0)
+			return ol_diag_set(d, OL_E_USAGE, "--registration",
+					   "'%s': expected asm, c or auto", v);
+		return set_string(&o->registration, v);
 	case O_COMPRESSION_LEVEL: {
 		char *end;
 		long n = strtol(v, &end, 10);

@@ -1,16 +1,23 @@
 /* emit_wrappers and compile_wrappers: one registration object per offload
- * kind present, generated as C (wrap/) and compiled with the host
- * compiler for the host triple. */
+ * kind present.  For x86_64 and aarch64 hosts it is written as assembly
+ * and assembled by the host's assembler (GNU as, the cross binutils' as,
+ * or the LLVM release's llvm-mc): a few milliseconds where a compiler
+ * process costs tens.  Otherwise, or with --registration=c, it is C,
+ * compiled by clang for the host triple (wrap/). */
 #include "driver/phases.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "driver/bundle.h"
 #include "driver/device_link.h"
+#include "driver/llvm_release.h"
+#include "os/findprog.h"
 #include "os/outfile.h"
+#include "wrap/asm_code.h"
 #include "wrap/wrapper.h"
 
 static const enum ob_offload_kind kinds[] = { OB_OFK_OPENMP, OB_OFK_CUDA, OB_OFK_HIP };
@@ -70,6 +77,84 @@ static enum ol_err plan_compile(struct ol_link *l, struct ol_wrapper *w)
 	return c->argv.err;
 }
 
+/* The assembler for arch: $OFFLINK_AS, the binutils one named after the
+ * architecture, the plain `as` when the host is this machine's
+ * architecture, else the LLVM release's llvm-mc.  *mc: it is llvm-mc. */
+static char *find_assembler(struct ol_link *l, const struct asm_arch *a, bool *mc)
+{
+	const char *env = getenv("OFFLINK_AS");
+	struct utsname u;
+	char *found = NULL;
+
+	*mc = false;
+	if (env && *env) {
+		found = ol_find_in_path(env);
+		*mc = found && strstr(found, "llvm-mc");
+		return found;
+	}
+	found = ol_find_in_path(ol_arena_printf(&l->arena, "%s-linux-gnu-as", a->name));
+	if (!found && uname(&u) == 0 && strcmp(u.machine, a->name) == 0)
+		found = ol_find_in_path("as");
+	if (!found && (found = ol_llvm_tool(l, "llvm-mc", NULL)))
+		*mc = true;
+	return found;
+}
+
+/* Assembly (w->arch set, *assembler found) or C: --registration, else
+ * $OFFLINK_REGISTRATION, else "auto" (assembly where it can be). */
+static enum ol_err choose_form(struct ol_link *l, struct ol_wrapper *w, char **assembler,
+			       bool *mc)
+{
+	const char *mode = l->opt.registration ? l->opt.registration : getenv("OFFLINK_REGISTRATION");
+	const struct asm_arch *a = asm_arch_of(l->opt.host_triple);
+	const char *why = NULL;
+
+	*assembler = NULL;
+	if (!mode || !*mode)
+		mode = "auto";
+	if (strcmp(mode, "c") == 0)
+		return OL_OK;
+	if (strcmp(mode, "asm") != 0 && strcmp(mode, "auto") != 0) {
+		ol_link_errorf(l, "OFFLINK_REGISTRATION=%s: expected asm, c or auto",
+			       ol_link_quote(l, mode));
+		return OL_E_USAGE;
+	}
+	if (!a)
+		why = ol_arena_printf(&l->arena, "offlink writes no assembly for host %s",
+				      ol_link_quote(l, l->opt.host_triple));
+	else if (w->kind != OB_OFK_OPENMP && !ol_bundle_asm_names_ok(l, w))
+		why = "a managed variable's name is not one the assembly path writes";
+	else if (!(*assembler = find_assembler(l, a, mc)))
+		why = ol_arena_printf(&l->arena, "no assembler for %s ($OFFLINK_AS, %s-linux-gnu-as, "
+					     "as, llvm-mc of LLVM %u)", a->name, a->name, l->llvm.major);
+	if (!why) {
+		w->arch = a;
+		return OL_OK;
+	}
+	if (strcmp(mode, "asm") == 0) {
+		ol_link_errorf(l, "--registration=asm: %s", why);
+		return OL_E_USAGE;
+	}
+	return OL_OK;
+}
+
+static enum ol_err plan_assemble(struct ol_link *l, struct ol_wrapper *w,
+				 const char *assembler, bool mc)
+{
+	struct ol_cmd *c = add_step(l, w, assembler, "assemble the registration code for");
+
+	if (!c)
+		return OL_E_NOMEM;
+	if (mc) {
+		ol_strvec_pushf(&c->argv, "--triple=%s", l->opt.host_triple);
+		ol_strvec_push(&c->argv, "-filetype=obj");
+	}
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, w->object_path);
+	ol_strvec_push(&c->argv, w->source_path);
+	return c->argv.err;
+}
+
 enum ol_err ol_plan_wrappers(struct ol_link *l)
 {
 	l->wrappers = calloc(sizeof(kinds) / sizeof(kinds[0]), sizeof(*l->wrappers));
@@ -78,6 +163,9 @@ enum ol_err ol_plan_wrappers(struct ol_link *l)
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct ol_wrapper *w = &l->wrappers[l->nwrappers];
 		const char *name = ob_offload_kind_name(kinds[k]);
+		char *assembler = NULL;
+		bool mc;
+		enum ol_err rc;
 
 		w->kind = kinds[k];
 		w->groups = ol_arena_array(&l->arena, l->ngroups ? l->ngroups : 1,
@@ -92,15 +180,23 @@ enum ol_err ol_plan_wrappers(struct ol_link *l)
 		if (ol_order_registration(l, w))
 			return OL_E_NOMEM;
 		l->nwrappers++;
+		if ((rc = choose_form(l, w, &assembler, &mc)))
+			return rc;
 		w->source_path = strdup(ol_link_temp_path(
-			l, ol_arena_printf(&l->arena, "%s.image.wrapper.c", name)));
+			l, ol_arena_printf(&l->arena, "%s.image.wrapper.%s", name, w->arch ? "s" : "c")));
 		w->object_path = strdup(ol_link_temp_path(
 			l, ol_arena_printf(&l->arena, "%s.image.wrapper.o", name)));
-		if (!w->source_path || !w->object_path)
+		if (!w->source_path || !w->object_path) {
+			free(assembler);
 			return OL_E_NOMEM;
-		if (w->kind != OB_OFK_OPENMP && ol_plan_bundle(l, w))
+		}
+		if (w->kind != OB_OFK_OPENMP && ol_plan_bundle(l, w)) {
+			free(assembler);
 			return l->nerrors ? OL_E_REPORTED : OL_E_NOMEM;
-		if (plan_compile(l, w))
+		}
+		rc = w->arch ? plan_assemble(l, w, assembler, mc) : plan_compile(l, w);
+		free(assembler);
+		if (rc)
 			return OL_E_NOMEM;
 	}
 	return OL_OK;
@@ -158,7 +254,7 @@ static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,
 			imgs[i].image_kind = linked_image_kind(g->image_path);
 	}
 	if (!rc)
-		rc = wrap_openmp_source(&wo, src, d);
+		rc = w->arch ? wrap_openmp_asm(&wo, w->arch, src, d) : wrap_openmp_source(&wo, src, d);
 	free(imgs);
 	return rc;
 }

@@ -66,6 +66,23 @@ struct wrap_cuda_hip {
 enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *out,
 				 struct ol_diag *d);
 
+/* ---- the same registrations as assembly (registration_asm.c) ---- */
+
+struct asm_arch;
+
+/* Whether the assembly path can write this symbol name: [A-Za-z0-9_.$],
+ * not starting with a digit (anything else goes the C path). */
+bool wrap_asm_symbol_ok(const char *name);
+
+/* The OpenMP registration for architecture a, as assembly. */
+enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *a,
+			    struct ol_buf *out, struct ol_diag *d);
+
+/* The CUDA or HIP registration, as assembly; OL_E_UNSUPPORTED when a
+ * managed variable's name is not one wrap_asm_symbol_ok accepts. */
+enum ol_err wrap_cuda_hip_asm(const struct wrap_cuda_hip *w, const struct asm_arch *a,
+			      struct ol_buf *out, struct ol_diag *d);
+
 /* ---- shared by the generators ---- */
 
 /* Append an asm block that defines the local symbol `sym` in `section`

@@ -2,7 +2,8 @@
 # --dry-run prints the plan (each device link, its images, where each came
 # from and why it was taken) and every command, and runs nothing.  Compared
 # with tests/golden/dry_run_*.txt after replacing the test directory by
-# <T>, the temporary directory by <TMP> and clang's path by <CLANG>.
+# <T>, the temporary directory by <TMP>, clang's path by <CLANG> and the
+# assembler's by <AS>.
 # UPDATE_GOLDEN=1 rewrites the expected files.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-19
@@ -40,7 +41,7 @@ run_case() { # NAME OFFLINK-ARGS...
 		--linker-path=/usr/bin/ld "$@" 2>"$name.raw" >/dev/null ||
 		fail "$name: exit $? ($(cat "$name.raw"))"
 	sed -e "s|$TMPDIR/offlink-XXXXXX|<TMP>|g" -e "s|$T|<T>|g" \
-		-e "s|/usr/bin/clang-19|<CLANG>|g" "$name.raw" >"$name.txt"
+		-e "s|/usr/bin/clang-19|<CLANG>|g" -e "s|^/[^ ]*-as |<AS> |" "$name.raw" >"$name.txt"
 	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
 		cp "$name.txt" "$golden/dry_run_$name.txt"
 	fi

@@ -14,6 +14,7 @@
 
 #include "common/buf.h"
 #include "format/offload_binary.h"
+#include "wrap/asm_code.h"
 #include "wrap/wrapper.h"
 
 extern char **environ;
@@ -65,15 +66,18 @@ static char *read_file(const char *path, size_t *n)
 	return p;
 }
 
-/* clang -Wall -Wextra -Werror -c src -o obj, its stderr into errlog. */
+/* clang -Wall -Wextra -Werror -c src -o obj (and -O2 for C), its stderr
+ * into errlog; a .s file is assembled by clang's integrated assembler. */
 static int compile(const char *clang, const char *src, const char *obj,
 		   const char *errlog)
 {
+	size_t n = strlen(src);
+	bool assembly = n > 2 && strcmp(src + n - 2, ".s") == 0;
 	char *argv[] = { (char *)clang, (char *)"--no-default-config",
 			 (char *)"--target=x86_64-pc-linux-gnu", (char *)"-fPIC",
-			 (char *)"-O2", (char *)"-Wall", (char *)"-Wextra",
+			 (char *)"-Wall", (char *)"-Wextra",
 			 (char *)"-Werror", (char *)"-c", (char *)src, (char *)"-o",
-			 (char *)obj, NULL };
+			 (char *)obj, assembly ? NULL : (char *)"-O2", NULL };
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
 	int status = 0, rc;
@@ -224,8 +228,9 @@ static const uint8_t *section(struct object *o, const char *name, size_t *size)
 
 enum which { OPENMP, CUDA_HIP };
 
-static enum ol_err generate(enum which k, const struct wo_input *in, const char *image_path,
-			    struct ol_buf *src, struct ol_diag *d)
+/* The C form, or (assembly) the x86_64 assembly form. */
+static enum ol_err generate(enum which k, bool assembly, const struct wo_input *in,
+			    const char *image_path, struct ol_buf *src, struct ol_diag *d)
 {
 	if (k == OPENMP) {
 		struct wrap_image imgs[WO_MAX_IMAGES];
@@ -238,7 +243,8 @@ static enum ol_err generate(enum which k, const struct wo_input *in, const char 
 			imgs[i] = (struct wrap_image){ in->triple[i], in->arch[i], image_path,
 						       sizeof(image_bytes) - 1, OB_IMG_OBJECT,
 						       in->origin[i] };
-		return wrap_openmp_source(&w, src, d);
+		return assembly ? wrap_openmp_asm(&w, &asm_x86_64, src, d)
+				: wrap_openmp_source(&w, src, d);
 	} else {
 		struct wrap_managed m[WO_MAX_MANAGED];
 		struct wrap_cuda_hip w = { in->hip, in->output, image_path, in->contents,
@@ -246,7 +252,8 @@ static enum ol_err generate(enum which k, const struct wo_input *in, const char 
 
 		for (size_t i = 0; i < in->nmanaged; i++)
 			m[i] = (struct wrap_managed){ in->init[i], in->pointer[i] };
-		return wrap_cuda_hip_source(&w, src, d);
+		return assembly ? wrap_cuda_hip_asm(&w, &asm_x86_64, src, d)
+				: wrap_cuda_hip_source(&w, src, d);
 	}
 }
 
@@ -272,7 +279,7 @@ static void harmless(const struct wo_input *in, struct wo_input *h,
 }
 
 /* Generate, write and compile; 0 and the object open, or 1 and why. */
-static int build(enum which k, const struct wo_input *in, const char *dir,
+static int build(enum which k, bool assembly, const struct wo_input *in, const char *dir,
 		 const char *clang, const char *stem, struct object *o,
 		 char *why, size_t len)
 {
@@ -287,13 +294,13 @@ static int build(enum which k, const struct wo_input *in, const char *dir,
 	if (mkdir(image, 0755) != 0 && errno != EEXIST)
 		return failf(why, len, "cannot create %s: %s", image, strerror(errno));
 	snprintf(image, sizeof(image), "%s/i/%s", dir, in->image_name);
-	snprintf(src_path, sizeof(src_path), "%s/%s.c", dir, stem);
+	snprintf(src_path, sizeof(src_path), "%s/%s.%s", dir, stem, assembly ? "s" : "c");
 	snprintf(obj_path, sizeof(obj_path), "%s/%s.o", dir, stem);
 	snprintf(err_path, sizeof(err_path), "%s/%s.err", dir, stem);
 	ol_diag_clear(&d);
 	if (write_file(image, image_bytes, sizeof(image_bytes) - 1))
 		return failf(why, len, "cannot write %s: %s", image, strerror(errno));
-	if (generate(k, in, image, &src, &d)) {
+	if (generate(k, assembly, in, image, &src, &d)) {
 		ol_buf_free(&src);
 		return failf(why, len, "%s: the generator failed: %s", stem, d.detail);
 	}
@@ -415,21 +422,23 @@ static bool managed_refused(const struct wo_input *in)
 	return false;
 }
 
-static int check_one(enum which k, const struct wo_input *in, const char *dir,
+static int check_one(enum which k, bool assembly, const struct wo_input *in, const char *dir,
 		     const char *clang, char *why, size_t len)
 {
-	const char *stem = k == OPENMP ? "openmp" : in->hip ? "hip" : "cuda";
-	char names[WO_MAX_MANAGED][2][32], hstem[32];
+	char stem[32];
+	char names[WO_MAX_MANAGED][2][32], hstem[48];
 	struct wo_input h;
 	struct object got, base;
 	struct symset sgot = { 0 }, sbase = { 0 }, want = { 0 };
 	int rc;
 
+	snprintf(stem, sizeof(stem), "%s%s", k == OPENMP ? "openmp" : in->hip ? "hip" : "cuda",
+		 assembly ? "-asm" : "");
 	harmless(in, &h, names);
 	snprintf(hstem, sizeof(hstem), "%s-harmless", stem);
-	if (build(k, &h, dir, clang, hstem, &base, why, len))
+	if (build(k, assembly, &h, dir, clang, hstem, &base, why, len))
 		return 1;
-	rc = build(k, in, dir, clang, stem, &got, why, len);
+	rc = build(k, assembly, in, dir, clang, stem, &got, why, len);
 	if (rc) {
 		close_object(&base);
 		return 1;
@@ -449,23 +458,43 @@ static int check_one(enum which k, const struct wo_input *in, const char *dir,
 	return rc;
 }
 
-int wo_check(const struct wo_input *in, const char *dir, const char *clang,
-	     char *why, size_t whylen)
+/* Managed names the assembly form does not write: it must refuse them
+ * (the link then uses the C form). */
+static bool asm_refuses(const struct wo_input *in)
 {
-	if (check_one(OPENMP, in, dir, clang, why, whylen))
+	for (size_t i = 0; !in->new_entries && i < in->nmanaged; i++)
+		if (!wrap_asm_symbol_ok(in->init[i]) || !wrap_asm_symbol_ok(in->pointer[i]))
+			return true;
+	return false;
+}
+
+static int check_form(bool assembly, const struct wo_input *in, const char *dir,
+		      const char *clang, char *why, size_t whylen)
+{
+	if (check_one(OPENMP, assembly, in, dir, clang, why, whylen))
 		return 1;
-	if (managed_refused(in)) {
-		/* A name the code cannot reference must be refused, not
-		 * generated. */
+	if (managed_refused(in) || (assembly && asm_refuses(in))) {
+		/* A name the code cannot (or this form will not) reference
+		 * must be refused, not generated. */
 		struct ol_buf src = { 0 };
 		struct ol_diag d;
 		enum ol_err rc;
 
 		ol_diag_clear(&d);
-		rc = generate(CUDA_HIP, in, "x", &src, &d);
+		rc = generate(CUDA_HIP, assembly, in, "x", &src, &d);
 		ol_buf_free(&src);
-		return rc == OL_E_BAD_FIELD ? 0
-			: failf(why, whylen, "a reserved managed variable name was not refused");
+		if (managed_refused(in) && !assembly)
+			return rc == OL_E_BAD_FIELD ? 0
+				: failf(why, whylen, "a reserved managed variable name was not refused");
+		return rc == OL_E_UNSUPPORTED || rc == OL_E_BAD_FIELD ? 0
+			: failf(why, whylen, "the assembly form wrote a managed name it must refuse");
 	}
-	return check_one(CUDA_HIP, in, dir, clang, why, whylen);
+	return check_one(CUDA_HIP, assembly, in, dir, clang, why, whylen);
+}
+
+int wo_check(const struct wo_input *in, const char *dir, const char *clang,
+	     char *why, size_t whylen)
+{
+	return check_form(false, in, dir, clang, why, whylen) ||
+	       check_form(true, in, dir, clang, why, whylen);
 }

@@ -1,0 +1,299 @@
+/* The registration's functions for aarch64 hosts (AAPCS64, PIC).
+ *
+ * Arguments go in x0-x7, then on the stack; calls are `bl` (the linker
+ * adds a PLT stub where needed), addresses of the object's own symbols
+ * and of the hidden section bounds come from adrp + add.  The CUDA/HIP
+ * walk keeps its state in callee-saved registers: x19 the handle, x20 the
+ * entry, x21 the end of the entries, x22 the entry's flags, x23 its size;
+ * 16 bytes at sp hold the two stack arguments of RegisterFunction. */
+#include "wrap/asm_code.h"
+
+#include <stdio.h>
+
+#define L(...)                                     \
+	do {                                       \
+		if (ol_buf_printf(out, __VA_ARGS__)) \
+			return OL_E_NOMEM;         \
+		if (ol_buf_puts(out, "\n"))        \
+			return OL_E_NOMEM;         \
+	} while (0)
+
+static enum ol_err function_start(struct ol_buf *out, const char *name)
+{
+	L("\t.section .text.startup,\"ax\",%%progbits");
+	L("\t.p2align 2");
+	L("\t.type %s,%%function", name);
+	L("%s:", name);
+	L("\t.cfi_startproc");
+	return OL_OK;
+}
+
+static enum ol_err function_end(struct ol_buf *out, const char *name)
+{
+	L("\t.cfi_endproc");
+	L("\t.size %s, . - %s", name, name);
+	return OL_OK;
+}
+
+/* reg := the address of a symbol of this object (or a hidden one). */
+static enum ol_err address(struct ol_buf *out, const char *reg, const char *sym)
+{
+	L("\tadrp %s, %s", reg, sym);
+	L("\tadd %s, %s, :lo12:%s", reg, reg, sym);
+	return OL_OK;
+}
+
+static enum ol_err omp_code(struct ol_buf *out)
+{
+	if (function_start(out, "__offlink_omp_register"))
+		return OL_E_NOMEM;
+	L("\tstp x29, x30, [sp, #-16]!");
+	L("\t.cfi_def_cfa_offset 16");
+	L("\t.cfi_offset w29, -16");
+	L("\t.cfi_offset w30, -8");
+	L("\tmov x29, sp");
+	if (address(out, "x0", "__offlink_omp_descriptor"))
+		return OL_E_NOMEM;
+	L("\tbl __tgt_register_lib");
+	if (address(out, "x0", "__offlink_omp_unregister"))
+		return OL_E_NOMEM;
+	L("\tldp x29, x30, [sp], #16");
+	L("\t.cfi_def_cfa_offset 0");
+	L("\tb atexit");
+	if (function_end(out, "__offlink_omp_register") ||
+	    function_start(out, "__offlink_omp_unregister") ||
+	    address(out, "x0", "__offlink_omp_descriptor"))
+		return OL_E_NOMEM;
+	L("\tb __tgt_unregister_lib");
+	return function_end(out, "__offlink_omp_unregister");
+}
+
+struct layout {
+	unsigned size, addr, name, bytes, flags, data;
+	bool data64;
+};
+
+static const struct layout old_layout = { 32, 0, 8, 16, 24, 28, false };
+static const struct layout new_layout = { 56, 16, 24, 32, 12, 40, true };
+
+/* h, addr, name, name in x0-x3. */
+static enum ol_err first_four(struct ol_buf *out, const struct layout *f)
+{
+	L("\tmov x0, x19");
+	L("\tldr x1, [x20, #%u]", f->addr);
+	L("\tldr x2, [x20, #%u]", f->name);
+	L("\tmov x3, x2");
+	return OL_OK;
+}
+
+static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
+			   const struct layout *f)
+{
+	L(".L%s_managed:", p->lower);
+	L("\ttbnz w22, #3, .L%s_next", p->lower); /* extern: the definer registers it */
+	if (p->new_entries) {
+		L("\tldr x1, [x20, #48]"); /* AuxAddr: the pointer variable */
+	} else if (p->nmanaged == 0) {
+		L("\tb .L%s_next", p->lower);
+		return OL_OK;
+	} else {
+		char table[64];
+
+		snprintf(table, sizeof(table), "__offlink_%s_managed", p->lower);
+		if (address(out, "x9", table))
+			return OL_E_NOMEM;
+		L("\tmov x10, #%zu", p->nmanaged);
+		L("\tldr x11, [x20, #%u]", f->addr);
+		L(".L%s_find:", p->lower);
+		L("\tcbz x10, .L%s_next", p->lower);
+		L("\tldr x12, [x9]");
+		L("\tcmp x12, x11");
+		L("\tb.eq .L%s_found", p->lower);
+		L("\tadd x9, x9, #16");
+		L("\tsub x10, x10, #1");
+		L("\tb .L%s_find", p->lower);
+		L(".L%s_found:", p->lower);
+		L("\tldr x1, [x9, #8]");
+	}
+	L("\tcbz x1, .L%s_next", p->lower);
+	L("\tmov x0, x19");
+	L("\tldr x2, [x20, #%u]", f->addr);
+	L("\tldr x3, [x20, #%u]", f->name);
+	if (!p->hip) {
+		/* (h, ptr, addr, name, ext = 0, size, constant, 0) */
+		L("\tmov w4, wzr");
+		L("\tmov x5, x23");
+		L("\tubfx w6, w22, #4, #1");
+		L("\tmov w7, wzr");
+		L("\tbl __cudaRegisterManagedVar");
+	} else {
+		/* (h, ptr, addr, name, size, data ? data : natural alignment) */
+		L("\tmov x4, x23");
+		if (f->data64)
+			L("\tldr x9, [x20, #%u]", f->data);
+		else
+			L("\tldr w9, [x20, #%u]", f->data);
+		L("\tcbnz x9, .L%s_align", p->lower);
+		/* the largest power of two dividing the size, at most 16 */
+		L("\tneg x9, x23");
+		L("\tand x9, x9, x23");
+		L("\tmov x10, #16");
+		L("\tcmp x9, x10");
+		L("\tcsel x9, x9, x10, ls");
+		L(".L%s_align:", p->lower);
+		L("\tmov w5, w9");
+		L("\tbl __hipRegisterManagedVar");
+	}
+	L("\tb .L%s_next", p->lower);
+	return OL_OK;
+}
+
+static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip *p,
+				   const struct layout *f)
+{
+	/* (h, addr, name, name, (int)data, ext) */
+	L(".L%s_surface:", p->lower);
+	if (first_four(out, f))
+		return OL_E_NOMEM;
+	L("\tldr w4, [x20, #%u]", f->data);
+	L("\tubfx w5, w22, #3, #1");
+	L("\tbl __hipRegisterSurface");
+	L("\tb .L%s_next", p->lower);
+	/* (h, addr, name, name, (int)data, normalized, ext) */
+	L(".L%s_texture:", p->lower);
+	if (first_four(out, f))
+		return OL_E_NOMEM;
+	L("\tldr w4, [x20, #%u]", f->data);
+	L("\tubfx w5, w22, #5, #1");
+	L("\tubfx w6, w22, #3, #1");
+	L("\tbl __hipRegisterTexture");
+	L("\tb .L%s_next", p->lower);
+	return OL_OK;
+}
+
+static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *p)
+{
+	const struct layout *f = p->new_entries ? &new_layout : &old_layout;
+	char name[64], sym[96];
+
+	snprintf(name, sizeof(name), "__offlink_%s_register", p->lower);
+	if (function_start(out, name))
+		return OL_E_NOMEM;
+	L("\tstp x29, x30, [sp, #-64]!");
+	L("\t.cfi_def_cfa_offset 64");
+	L("\tmov x29, sp");
+	L("\tstp x19, x20, [sp, #16]");
+	L("\tstp x21, x22, [sp, #32]");
+	L("\tstr x23, [sp, #48]");
+	L("\t.cfi_offset w29, -64");
+	L("\t.cfi_offset w30, -56");
+	L("\t.cfi_offset w19, -48");
+	L("\t.cfi_offset w20, -40");
+	L("\t.cfi_offset w21, -32");
+	L("\t.cfi_offset w22, -24");
+	L("\t.cfi_offset w23, -16");
+	L("\tsub sp, sp, #16");
+	L("\t.cfi_def_cfa_offset 80");
+	snprintf(sym, sizeof(sym), "__offlink_%s_fatbin_wrapper", p->lower);
+	if (address(out, "x0", sym))
+		return OL_E_NOMEM;
+	L("\tbl %sRegisterFatBinary", p->prefix);
+	L("\tmov x19, x0");
+	snprintf(sym, sizeof(sym), "__offlink_%s_handle", p->lower);
+	if (address(out, "x9", sym))
+		return OL_E_NOMEM;
+	L("\tstr x0, [x9]");
+	snprintf(sym, sizeof(sym), "__start_%s", p->entries);
+	if (address(out, "x20", sym))
+		return OL_E_NOMEM;
+	snprintf(sym, sizeof(sym), "__stop_%s", p->entries);
+	if (address(out, "x21", sym))
+		return OL_E_NOMEM;
+	L(".L%s_entry:", p->lower);
+	L("\tcmp x20, x21");
+	L("\tb.hs .L%s_done", p->lower);
+	if (p->new_entries) {
+		/* Reserved 0 and this language's kind (HIP: 3 in LLVM 20, 4 from 21) */
+		L("\tldr x9, [x20]");
+		L("\tcbnz x9, .L%s_next", p->lower);
+		L("\tldrh w9, [x20, #10]");
+		if (p->hip) {
+			L("\tcmp w9, #3");
+			L("\tb.eq .L%s_kind", p->lower);
+			L("\tcmp w9, #4");
+		} else {
+			L("\tcmp w9, #2");
+		}
+		L("\tb.ne .L%s_next", p->lower);
+		L(".L%s_kind:", p->lower);
+	}
+	L("\tldr w22, [x20, #%u]", f->flags);
+	L("\tldr x23, [x20, #%u]", f->bytes);
+	L("\tcbnz x23, .L%s_variable", p->lower);
+	/* A kernel: (h, addr, name, name, -1, 0, 0, 0, 0, 0) */
+	if (first_four(out, f))
+		return OL_E_NOMEM;
+	L("\tmov w4, #-1");
+	L("\tmov x5, xzr");
+	L("\tmov x6, xzr");
+	L("\tmov x7, xzr");
+	L("\tstp xzr, xzr, [sp]");
+	L("\tbl %sRegisterFunction", p->prefix);
+	L("\tb .L%s_next", p->lower);
+	L(".L%s_variable:", p->lower);
+	L("\tand w9, w22, #7");
+	L("\tcbz w9, .L%s_plain", p->lower);
+	L("\tcmp w9, #1");
+	L("\tb.eq .L%s_managed", p->lower);
+	if (p->hip) {
+		L("\tcmp w9, #2");
+		L("\tb.eq .L%s_surface", p->lower);
+		L("\tcmp w9, #3");
+		L("\tb.eq .L%s_texture", p->lower);
+	}
+	L("\tb .L%s_next", p->lower);
+	/* (h, addr, name, name, ext, size, constant, 0) */
+	L(".L%s_plain:", p->lower);
+	if (first_four(out, f))
+		return OL_E_NOMEM;
+	L("\tubfx w4, w22, #3, #1");
+	L("\tmov x5, x23");
+	L("\tubfx w6, w22, #4, #1");
+	L("\tmov w7, wzr");
+	L("\tbl %sRegisterVar", p->prefix);
+	L("\tb .L%s_next", p->lower);
+	if (managed(out, p, f) || (p->hip && surface_texture(out, p, f)))
+		return OL_E_NOMEM;
+	L(".L%s_next:", p->lower);
+	L("\tadd x20, x20, #%u", f->size);
+	L("\tb .L%s_entry", p->lower);
+	L(".L%s_done:", p->lower);
+	if (!p->hip) {
+		L("\tmov x0, x19");
+		L("\tbl __cudaRegisterFatBinaryEnd");
+	}
+	snprintf(sym, sizeof(sym), "__offlink_%s_unregister", p->lower);
+	if (address(out, "x0", sym))
+		return OL_E_NOMEM;
+	L("\tadd sp, sp, #16");
+	L("\t.cfi_def_cfa_offset 64");
+	L("\tldr x23, [sp, #48]");
+	L("\tldp x21, x22, [sp, #32]");
+	L("\tldp x19, x20, [sp, #16]");
+	L("\tldp x29, x30, [sp], #64");
+	L("\t.cfi_def_cfa_offset 0");
+	L("\tb atexit");
+	if (function_end(out, name))
+		return OL_E_NOMEM;
+	snprintf(name, sizeof(name), "__offlink_%s_unregister", p->lower);
+	if (function_start(out, name))
+		return OL_E_NOMEM;
+	snprintf(sym, sizeof(sym), "__offlink_%s_handle", p->lower);
+	if (address(out, "x9", sym))
+		return OL_E_NOMEM;
+	L("\tldr x0, [x9]");
+	L("\tb %sUnregisterFatBinary", p->prefix);
+	return function_end(out, name);
+}
+
+const struct asm_arch asm_aarch64 = { "aarch64", omp_code, cuda_hip_code };

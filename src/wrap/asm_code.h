@@ -1,0 +1,51 @@
+/* The machine code of the registration, as assembly for one host
+ * architecture (asm_x86_64.c, asm_aarch64.c).
+ *
+ * The registration's functions do the same thing whatever was linked:
+ * register a descriptor or a fatbinary, walk the entries section, and
+ * unregister at exit.  They are written here once per architecture, as
+ * assembly for the host's assembler (GNU as or LLVM's integrated one),
+ * so that a link needs no compiler process to build them; the data
+ * (images, tables) is written by registration_asm.c.  Every name in the
+ * text is offlink's own or a runtime's: nothing from an input. */
+#ifndef OFFLINK_WRAP_ASM_CODE_H
+#define OFFLINK_WRAP_ASM_CODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common/buf.h"
+
+/* What the CUDA/HIP registration function needs to know. */
+struct asm_cuda_hip {
+	bool hip;
+	const char *lower;    /* "cuda" / "hip": offlink's symbol names */
+	const char *prefix;   /* "__cuda" / "__hip": the runtime's */
+	const char *entries;  /* the entries section */
+	bool new_entries;     /* 56-byte entries (LLVM 20+), else 32-byte */
+	size_t nmanaged;      /* pairs in __offlink_<lower>_managed (32-byte
+			       * entries: initial value -> pointer variable) */
+};
+
+struct asm_arch {
+	const char *name;     /* "x86_64", "aarch64" */
+	/* __offlink_omp_register (calls __tgt_register_lib on
+	 * __offlink_omp_descriptor, then atexit(__offlink_omp_unregister))
+	 * and __offlink_omp_unregister, in .text.startup. */
+	enum ol_err (*omp_code)(struct ol_buf *out);
+	/* __offlink_<lower>_register and _unregister: register
+	 * __offlink_<lower>_fatbin_wrapper, keep the handle in
+	 * __offlink_<lower>_handle, register every entry of the entries
+	 * section as the C generator's code does (cuda_hip_wrapper.c), end
+	 * (CUDA), atexit(unregister). */
+	enum ol_err (*cuda_hip_code)(struct ol_buf *out, const struct asm_cuda_hip *p);
+};
+
+extern const struct asm_arch asm_x86_64;
+extern const struct asm_arch asm_aarch64;
+
+/* The architecture of a host triple ("x86_64-...", "aarch64-..."), or
+ * NULL when offlink writes no assembly for it (the C path is used). */
+const struct asm_arch *asm_arch_of(const char *host_triple);
+
+#endif

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Issue 13: the registration without a compiler.  For x86_64 and aarch64
+# hosts offlink writes the registration as assembly; it must do exactly
+# what the C form (compiled by clang, which the other tests check against
+# the real runtimes and LLVM's links) does.  For OpenMP, CUDA and HIP,
+# with LLVM 19's 32-byte and LLVM 20+'s 56-byte entries, both forms are
+# generated (tests/lib/regforms), built with a harness whose entry table
+# has every kind of entry the code handles and whose runtime functions
+# print each argument they get, and run: natively for x86_64, under
+# qemu-aarch64 for aarch64.  The outputs must be identical, and hold the
+# registrations the entries call for.  The assembly is assembled with
+# GNU as and with LLVM's llvm-mc, and both objects must behave the same.
+. "$OFFLINK_SRC/tests/lib/testlib.sh"
+need clang-19 llvm-mc-19 ld.lld-19
+H=$OFFLINK_SRC/tests/e2e/regforms
+printf 'IMAGEBYTES-0123456789' >image.bin
+printf 'FATBINARY' >container.bin
+
+ran=0
+for arch in x86_64 aarch64; do
+	run=()
+	if [ $arch = aarch64 ]; then
+		if ! command -v qemu-aarch64 >/dev/null || [ ! -d /usr/aarch64-linux-gnu/lib ]; then
+			[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "qemu-aarch64 or the aarch64 C library is missing"
+			echo "SKIP: aarch64 (needs qemu-user and libc6-dev-arm64-cross)" >&2
+			continue
+		fi
+		run=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+	fi
+	cc=(clang-19 --target=$arch-linux-gnu)
+	link=("${cc[@]}" -fuse-ld=lld)
+	assemblers=("llvm-mc-19 --triple=$arch-linux-gnu -filetype=obj")
+	command -v $arch-linux-gnu-as >/dev/null && assemblers+=("$arch-linux-gnu-as")
+	for kind in openmp cuda hip; do
+		for layout in old new; do
+			d=$arch-$kind-$layout
+			mkdir -p $d
+			file=$T/container.bin
+			[ $kind = openmp ] && file=$T/image.bin
+			check "$d: generate" "$HELP/regforms" $kind $layout $arch $d "$file"
+			defs=()
+			[ $kind = hip ] && defs+=(-DHIP)
+			[ $layout = new ] && defs+=(-DNEW_ENTRIES)
+			harness=$H/harness_gpu.c
+			[ $kind = openmp ] && harness=$H/harness_omp.c
+			check "$d: harness" "${cc[@]}" -O1 -fPIE "${defs[@]}" -c "$harness" -o $d/harness.o
+			check "$d: C form" "${cc[@]}" -fPIC -O2 -c $d/reg.c -o $d/reg_c.o
+			check "$d: link C form" "${link[@]}" $d/harness.o $d/reg_c.o -o $d/prog_c
+			"${run[@]}" ./$d/prog_c >$d/c.out 2>&1 || fail "$d: the C form's program exited with $?: $(cat $d/c.out)"
+			n=0
+			for as in "${assemblers[@]}"; do
+				n=$((n + 1))
+				check "$d: assemble ($as)" $as -o $d/reg_s$n.o $d/reg.s
+				check "$d: link assembly form" "${link[@]}" $d/harness.o $d/reg_s$n.o -o $d/prog_s$n
+				"${run[@]}" ./$d/prog_s$n >$d/s$n.out 2>&1 ||
+					fail "$d: the assembly form's program ($as) exited with $?: $(cat $d/s$n.out)"
+				diff -u $d/c.out $d/s$n.out >&2 || fail "$d: the assembly form ($as) registers otherwise than the C form"
+			done
+			# Both forms right, not only alike.
+			case $kind in
+			openmp)
+				contains $d/c.out "register: 2 images, entries 0..3"
+				contains $d/c.out "image 1: 21 bytes, 494d4147, binary found"
+				contains $d/c.out "unregister: 2 images" ;;
+			*)
+				contains $d/c.out "RegisterFunction h kern_a kern_a kern_a -1"
+				contains $d/c.out "RegisterFunction h kern_b kern_b kern_b -1"
+				contains $d/c.out "RegisterVar h var_c var_c var_c ext=0 size=8 constant=1 global=0"
+				contains $d/c.out "RegisterVar h var_d var_d var_d ext=1 size=4 constant=0 global=0"
+				grep -q "m1_extern\|m_unknown\|type5\|openmp_kind\|reserved_set" $d/c.out &&
+					fail "$d: an entry to skip was registered"
+				if [ $kind = hip ]; then
+					contains $d/c.out "RegisterManagedVar h harness_ptr_0 harness_init_0 m0 size=12 align=4"
+					contains $d/c.out "RegisterManagedVar h harness_ptr_1 harness_init_1 m1 size=24 align=8"
+					contains $d/c.out "RegisterSurface h surf surf surf type=2 ext=0"
+					contains $d/c.out "RegisterTexture h tex tex tex type=2 normalized=1 ext=1"
+					[ $layout = new ] && contains $d/c.out "RegisterFunction h kern_b hip_kind_3"
+				else
+					contains $d/c.out "RegisterManagedVar h harness_ptr_0 harness_init_0 m0 ext=0 size=12"
+					contains $d/c.out "RegisterFatBinaryEnd h"
+					grep -q "RegisterSurface\|RegisterTexture" $d/c.out && fail "$d: CUDA registered a surface"
+				fi
+				contains $d/c.out "UnregisterFatBinary h" ;;
+			esac
+		done
+	done
+	ran=$((ran + 1))
+	echo "$arch: assembly and C registrations agree (OpenMP, CUDA, HIP; 32- and 56-byte entries; ${#assemblers[@]} assemblers)"
+done
+[ $ran -gt 0 ] || skip "no architecture could run"
+
+# Through offlink: a real link with each form registers the same under the
+# runtime stub, and -v shows the assembler, not clang, for the assembly.
+. "$OFFLINK_SRC/tests/lib/stub.sh"
+OMPF=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+check "compile saxpy" clang-19 "${OMPF[@]}" -c "$OFFLINK_SRC/examples/saxpy.c" -o saxpy.o
+for form in c asm; do
+	check "link ($form)" clang-19 "${OMPF[@]}" -B "$COMPAT" saxpy.o -o saxpy_$form \
+		-Wl,--registration=$form -Wl,--wrapper-verbose 2>saxpy_$form.v
+	OFFSTUB_LOG=$T/saxpy_$form.log LD_PRELOAD=$STUB LD_LIBRARY_PATH=/usr/lib/llvm-19/lib \
+		./saxpy_$form >/dev/null || fail "saxpy_$form exited with $?"
+	stub_images saxpy_$form.log >saxpy_$form.images
+	stub_entries saxpy_$form.log >saxpy_$form.entries
+done
+grep -q -- "-as -o .*openmp.image.wrapper.o .*openmp.image.wrapper.s" saxpy_asm.v ||
+	fail "the assembly form was not assembled: $(grep wrapper saxpy_asm.v)"
+grep -q -- "clang.* -c .*openmp.image.wrapper.c" saxpy_c.v || fail "the C form was not compiled"
+diff -u saxpy_c.images saxpy_asm.images >&2 || fail "the two forms register other images"
+diff -u saxpy_c.entries saxpy_asm.entries >&2 || fail "the two forms register other entries"
+[ -s saxpy_asm.entries ] || fail "nothing registered"
+echo "PASS: registration forms agree"
