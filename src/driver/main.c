@@ -378,16 +378,20 @@ static int run(struct ol_link *l, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct ol_link link;
+	char *guard;
 	int status;
 
 	/* A guarded start of a tool (os/spawn.c) becomes that tool here. */
 	ol_spawn_guard_main(argc, argv);
 	memset(&link, 0, sizeof(link));
 	ol_cleanup_init();
-	if (access("/proc/self/exe", X_OK) == 0)
-		ol_spawn_guard_enable("/proc/self/exe");
+	if ((guard = ol_find_guard()))
+		ol_spawn_guard_enable(guard, false);
+	else if (access("/proc/self/exe", X_OK) == 0)
+		ol_spawn_guard_enable("/proc/self/exe", true);
 	status = run(&link, argc, argv);
 	link_free(&link);
 	ol_cleanup_run();
+	free(guard);
 	return status;
 }

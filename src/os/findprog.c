@@ -95,24 +95,41 @@ char *ol_find_tool(const char *argv0, const char *env, const char *const *names)
 	return found;
 }
 
-char *ol_compat_dir(void)
+/* The first of the paths below the running executable's directory that
+ * exists and is a directory (want_dir) or an executable file; realpath'd. */
+static char *beside_self(const char *const *below, size_t n, bool want_dir)
 {
-	static const char *const below_bin[] = { "../lib/offlink/compat", "../compat" };
 	char exe[PATH_MAX], path[PATH_MAX + 32], real[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
 	struct stat st;
 
-	if (n <= 0)
+	if (len <= 0)
 		return NULL;
-	exe[n] = '\0';
+	exe[len] = '\0';
 	if (!(slash = strrchr(exe, '/')))
 		return NULL;
 	*slash = '\0';
-	for (size_t i = 0; i < sizeof(below_bin) / sizeof(below_bin[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", exe, below_bin[i]);
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode) && realpath(path, real))
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", exe, below[i]);
+		if (stat(path, &st) != 0 || !realpath(path, real))
+			continue;
+		if (want_dir ? S_ISDIR(st.st_mode) : (S_ISREG(st.st_mode) && access(real, X_OK) == 0))
 			return strdup(real);
 	}
 	return NULL;
+}
+
+char *ol_compat_dir(void)
+{
+	static const char *const below[] = { "../lib/offlink/compat", "../compat" };
+
+	return beside_self(below, sizeof(below) / sizeof(below[0]), true);
+}
+
+char *ol_find_guard(void)
+{
+	static const char *const below[] = { "offlink-guard", "../lib/offlink/offlink-guard" };
+
+	return beside_self(below, sizeof(below) / sizeof(below[0]), false);
 }

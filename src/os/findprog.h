@@ -25,5 +25,9 @@ void ol_self_dirs(const char *argv0, char **invoked_dir, char **real_dir);
  * that a moved tree still finds its own.  malloc'd, NULL if neither
  * exists. */
 char *ol_compat_dir(void);
+/* The offlink-guard beside this offlink (<dir>/offlink-guard in a build
+ * tree, <prefix>/lib/offlink/offlink-guard installed), or NULL.
+ * malloc'd. */
+char *ol_find_guard(void);
 
 #endif

@@ -6,11 +6,11 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "os/cleanup.h"
+#include "os/guard.h"
 
 extern char **environ;
 
@@ -117,35 +117,25 @@ static void print_cmd(const struct ol_cmd *c, const struct ol_run_opts *o)
 
 #define GUARD_FLAG "--offlink-guarded-exec"
 
-static const char *guard_exe; /* the executable that handles GUARD_FLAG */
+static const char *guard_exe;  /* offlink-guard, or offlink itself */
+static bool guard_is_self;     /* then GUARD_FLAG goes first */
 
-void ol_spawn_guard_enable(const char *self_exe)
+void ol_spawn_guard_enable(const char *exe, bool self)
 {
-	guard_exe = self_exe;
+	guard_exe = exe;
+	guard_is_self = self;
 }
 
 void ol_spawn_guard_main(int argc, char **argv)
 {
-	pid_t parent;
-	int fd, err;
-
 	if (argc < 5 || strcmp(argv[1], GUARD_FLAG) != 0)
 		return;
-	parent = (pid_t)strtol(argv[2], NULL, 10);
-	fd = (int)strtol(argv[3], NULL, 10);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(128 + SIGKILL); /* offlink is gone already */
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	execvp(argv[4], argv + 4);
-	err = errno;
-	if (write(fd, &err, sizeof(err)) < 0)
-		_exit(127);
-	_exit(127);
+	ol_guard_exec((pid_t)strtol(argv[2], NULL, 10), (int)strtol(argv[3], NULL, 10), argv + 4);
 }
 
 /* posix_spawn through the guard: the child's argv is
- * <self> GUARD_FLAG <offlink's pid> <error pipe fd> <argv...>.
+ * offlink-guard <offlink's pid> <error pipe fd> <argv...>, or
+ * <offlink> GUARD_FLAG <pid> <fd> <argv...>.
  * Returns posix_spawn's error, or the exec's errno read from the pipe. */
 static int spawn_guarded(pid_t *pid, char *const *argv,
 			 posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr)
@@ -159,7 +149,8 @@ static int spawn_guarded(pid_t *pid, char *const *argv,
 	/* Same fd number: glibc clears FD_CLOEXEC for the child. */
 	posix_spawn_file_actions_adddup2(fa, fds[1], fds[1]);
 	ol_strvec_push(&gv, guard_exe);
-	ol_strvec_push(&gv, GUARD_FLAG);
+	if (guard_is_self)
+		ol_strvec_push(&gv, GUARD_FLAG);
 	ol_strvec_pushf(&gv, "%ld", (long)getpid());
 	ol_strvec_pushf(&gv, "%d", fds[1]);
 	for (size_t i = 0; argv[i]; i++)

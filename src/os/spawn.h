@@ -60,10 +60,11 @@ enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
 			   struct ol_buf *out, struct ol_diag *d);
 
 /* Children die with offlink: from now on every command is started
- * through self_exe (the running executable, "/proc/self/exe"), which sets
- * the parent-death signal and execs the tool (spawn.c).  The executable's
- * main must call ol_spawn_guard_main first thing. */
-void ol_spawn_guard_enable(const char *self_exe);
+ * through exe, which sets the parent-death signal and execs the tool
+ * (os/guard.h): the small offlink-guard (self false), or the running
+ * executable itself ("/proc/self/exe", self true), whose main must then
+ * call ol_spawn_guard_main first thing. */
+void ol_spawn_guard_enable(const char *exe, bool self);
 /* If argv is a guarded start, become the tool (never returns); otherwise
  * return at once. */
 void ol_spawn_guard_main(int argc, char **argv);

@@ -18,7 +18,7 @@ need cmake clang-19 readlink
 
 P=$T/p
 check "install" cmake --install "$OFFLINK_BUILD" --prefix "$P" >install.log
-for f in bin/offlink bin/offlink-binary bin/offlink-bundler lib/liboffstub.so \
+for f in bin/offlink bin/offlink-binary bin/offlink-bundler lib/offlink/offlink-guard lib/liboffstub.so \
 	 lib/offlink/offstub/libomptarget.so.19.1 lib/offlink/offstub/libcudart.so.13 \
 	 lib/offlink/offstub/libamdhip64.so.6 share/man/man1/offlink.1 share/man/man1/offlink-binary.1 \
 	 share/man/man1/offlink-bundler.1 share/man/man7/offstub.7 share/doc/offlink/README.md \

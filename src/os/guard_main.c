@@ -1,0 +1,14 @@
+/* offlink-guard <offlink's pid> <error pipe fd> <tool> <args...>: the
+ * guarded start of one tool (os/guard.h).  offlink runs it instead of a
+ * second copy of itself when it is installed beside offlink. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "os/guard.h"
+
+int main(int argc, char **argv)
+{
+	if (argc < 4)
+		return 127;
+	ol_guard_exec((pid_t)strtol(argv[1], NULL, 10), (int)strtol(argv[2], NULL, 10), argv + 3);
+}
