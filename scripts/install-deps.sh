@@ -6,7 +6,7 @@ set -euo pipefail
 
 build_pkgs=(
   cmake pkg-config gcc make
-  libelf-dev libarchive-dev libcmocka-dev zlib1g-dev libzstd-dev libmd-dev
+  libelf-dev libarchive-dev libcmocka-dev zlib1g-dev libzstd-dev libmd-dev nettle-dev
 )
 # (qemu-user and the arm64 cross C library run the aarch64 registration
 # code in tests/e2e/registration_forms.sh.)

@@ -444,13 +444,17 @@ struct group_inputs {
 	struct ol_group *g;
 };
 
-static enum ol_err write_inputs(void *ctx, struct ol_diag *d)
+static enum ol_err write_inputs(struct ol_job *j, void *ctx, struct ol_diag *d)
 {
 	struct group_inputs *gi = ctx;
 	struct ol_group *g = gi->g;
 	struct ol_scratch_member *m;
 	enum ol_err rc = OL_OK;
 
+	if (ol_cache_lookup_group(gi->l, g)) {
+		j->done = j->nsteps; /* the image is there: nothing to run */
+		return OL_OK;
+	}
 	if (!g->inputs_archive) {
 		for (size_t i = 0; i < g->nimages && !rc; i++)
 			rc = ol_scratch_write(ol_group_input_path(gi->l, g, i), g->images[i]->entry->image,
@@ -466,6 +470,14 @@ static enum ol_err write_inputs(void *ctx, struct ol_diag *d)
 	rc = ol_scratch_archive(g->inputs_archive, m, g->nimages, d);
 	free(m);
 	return rc;
+}
+
+static void store_image(struct ol_job *j, void *ctx)
+{
+	struct group_inputs *gi = ctx;
+
+	(void)j;
+	ol_cache_store_group(gi->l, gi->g);
 }
 
 enum ol_err ol_run_device_links(struct ol_link *l)
@@ -484,6 +496,7 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		jobs[i].steps = l->groups[i].steps;
 		jobs[i].nsteps = l->groups[i].nsteps;
 		jobs[i].prepare = l->opt.dry_run ? NULL : write_inputs;
+		jobs[i].complete = l->opt.dry_run ? NULL : store_image;
 		jobs[i].ctx = &gi[i];
 	}
 	if (ol_pool_run(jobs, l->ngroups, l->opt.jobs, &l->run)) {

@@ -17,6 +17,7 @@
 #include "format/offload_binary.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
+#include "os/cache.h"
 #include "os/spawn.h"
 
 /* What the command line asks the host link to read, in order. */
@@ -122,6 +123,8 @@ struct ol_group {
 	struct ol_cmd *steps;        /* the commands that link it */
 	size_t nsteps;
 	bool relinked;               /* scratch: dropped as redundant while grouping */
+	char cache_key[65];          /* the device-link cache's key, or "" */
+	int cache_state;             /* 0 not looked up, 1 hit, 2 miss */
 };
 
 /* The LLVM release the link follows (llvm_release.c). */
@@ -156,6 +159,9 @@ struct ol_options {
 	char *time_trace;
 	char *llvm;             /* --llvm=<release or bin directory> */
 	char *registration;     /* --registration=asm|c|auto, or NULL (auto) */
+	char *cache_dir;        /* --cache-dir= */
+	bool no_cache;          /* --no-cache */
+	uint64_t cache_size;    /* --cache-size=, 0: not given */
 	bool dry_run, verbose, save_temps, embed_bitcode, print_wrapped;
 	bool relocatable, device_debug, compress, help, help_hidden, version;
 	bool print_compat_dir;
@@ -186,6 +192,7 @@ struct ol_link {
 	/* run state */
 	struct ol_arena arena;
 	struct ol_run_opts run;
+	struct ol_cache cache;       /* the device-link cache (device_cache.c) */
 	char *tmpdir;                /* private temp directory, or <output>.offlink-temps */
 	struct ol_input *inputs;
 	size_t ninputs;

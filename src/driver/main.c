@@ -56,6 +56,10 @@ static const char help_text[] =
 	"  --cuda-path=<dir>        CUDA toolkit (ptxas, nvlink, fatbinary)\n"
 	"  --embed-bitcode          embed linked bitcode instead of an object (JIT)\n"
 	"  --emit-fatbin-only       CUDA/HIP: write the fatbinary or bundle and stop\n"
+	"  --cache-dir=<dir>        the device-link cache (default $OFFLINK_CACHE_DIR,\n"
+	"                           $XDG_CACHE_HOME/offlink, ~/.cache/offlink)\n"
+	"  --cache-size=<n>[KMG]    its size cap (default $OFFLINK_CACHE_SIZE, 1G)\n"
+	"  --no-cache               link every device image again\n"
 	"  --registration=asm|c|auto  registration code as assembly (x86_64, aarch64\n"
 	"                           hosts; default where an assembler is found) or C\n"
 	"  --compress, --compression-level=<n>  compress HIP bundles\n"
@@ -183,6 +187,7 @@ static enum ol_err link_program(struct ol_link *l)
 	PHASE(l, ol_group_images);
 	PHASE(l, ol_find_tools);
 	PHASE(l, ol_plan_device_links);
+	PHASE(l, ol_open_cache);
 	PHASE(l, ol_plan_wrappers);
 	PHASE(l, show_plan);
 	/* link each group's images, in parallel */
@@ -291,6 +296,8 @@ static void link_free(struct ol_link *l)
 	free(o->registration);
 	free(l->llvm.bin);
 	free(l->sysroot);
+	free(o->cache_dir);
+	ol_cache_free(&l->cache);
 	ol_strmap_free(&l->host_symbols);
 	ol_arena_free(&l->arena);
 }

@@ -11,6 +11,7 @@
 
 #include "common/grow.h"
 #include "common/response_file.h"
+#include "os/cache.h"
 
 enum opt_id {
 	O_LINKER_PATH, O_HOST_TRIPLE, O_OPT_LEVEL, O_CUDA_PATH, O_BITCODE_LIB,
@@ -20,7 +21,7 @@ enum opt_id {
 	O_COMPRESSION_LEVEL, O_TIME_TRACE, O_IGNORED_VALUE, O_JOBS,
 	O_OVERRIDE_IMAGE, O_SHOULD_EXTRACT, O_OFFLOAD_OPT, O_HELP, O_HELP_HIDDEN,
 	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN, O_PRINT_COMPAT,
-	O_REGISTRATION,
+	O_REGISTRATION, O_CACHE_DIR, O_NO_CACHE, O_CACHE_SIZE,
 };
 
 struct wrapper_opt {
@@ -67,6 +68,9 @@ static const struct wrapper_opt wrapper_opts[] = {
 	{ "no-canonical-prefixes", O_INTERNAL, false },
 	{ "emit-fatbin-only", O_EMIT_FATBIN, true },
 	{ "registration=", O_REGISTRATION, true },
+	{ "cache-dir=", O_CACHE_DIR, true },
+	{ "no-cache", O_NO_CACHE, true },
+	{ "cache-size=", O_CACHE_SIZE, true },
 	/* Per-group options LLVM synthesises internally; never meaningful
 	 * on the command line. */
 	{ "arch=", O_INTERNAL, false },
@@ -210,6 +214,13 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 	case O_PRINT_COMPAT: o->print_compat_dir = true; return OL_OK;
 	case O_WHOLE_PROGRAM: o->whole_program = true; return OL_OK;
 	case O_EMIT_FATBIN: o->emit_fatbin_only = true; return OL_OK;
+	case O_CACHE_DIR: return set_string(&o->cache_dir, v);
+	case O_NO_CACHE: o->no_cache = true; return OL_OK;
+	case O_CACHE_SIZE:
+		if (ol_cache_parse_size(v, &o->cache_size))
+			return ol_diag_set(d, OL_E_USAGE, "--cache-size",
+					   "'%s': expected a size such as 500M or 2G", v);
+		return OL_OK;
 	case O_REGISTRATION:
 		if (strcmp(v, "asm") != 0 && strcmp(v, "c") != 0 && strcmp(v, "auto") != 0)
 			return ol_diag_set(d, OL_E_USAGE, "--registration",

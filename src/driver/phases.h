@@ -30,6 +30,13 @@ char *ol_clang_library(struct ol_link *l, const char *file);
  * /usr/local/cuda, then PATH, or NULL; where it was looked for goes into
  * searched, for the error message. */
 char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, size_t len);
+/* The device-link cache (device_cache.c): decide where it is; a group's
+ * key (NULL without a cache or for a group with nothing to run); look a
+ * group up (its image written on a hit); store a linked group's image. */
+enum ol_err ol_open_cache(struct ol_link *l);
+const char *ol_group_cache_key(struct ol_link *l, struct ol_group *g);
+bool ol_cache_lookup_group(struct ol_link *l, struct ol_group *g);
+void ol_cache_store_group(struct ol_link *l, struct ol_group *g);
 /* Build, then run in parallel, each group's device link. */
 enum ol_err ol_plan_device_links(struct ol_link *l);
 enum ol_err ol_run_device_links(struct ol_link *l);

@@ -10,10 +10,12 @@ static int start_next(struct ol_job *j, const struct ol_run_opts *o)
 {
 	if (j->failed || j->done >= j->nsteps)
 		return 0;
-	if (j->done == 0 && j->prepare && j->prepare(j->ctx, &j->diag)) {
+	if (j->done == 0 && j->prepare && j->prepare(j, j->ctx, &j->diag)) {
 		j->failed = 1;
 		return 0;
 	}
+	if (j->done >= j->nsteps)
+		return 0; /* prepare finished it */
 	if (ol_spawn(&j->steps[j->done], o, &j->pid, &j->diag)) {
 		j->failed = 1;
 		return 0;
@@ -39,7 +41,8 @@ static void finish_step(struct ol_job *j, int status)
 		j->status = status;
 		return;
 	}
-	j->done++;
+	if (++j->done == j->nsteps && j->complete)
+		j->complete(j, j->ctx);
 }
 
 static enum ol_err dry_run_all(struct ol_job *jobs, size_t n,

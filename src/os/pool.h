@@ -15,8 +15,11 @@ struct ol_job {
 	struct ol_cmd *steps;
 	size_t nsteps;
 	/* Called just before the first step starts (writing the job's input
-	 * files), or NULL; an error fails the job with d. */
-	enum ol_err (*prepare)(void *ctx, struct ol_diag *d);
+	 * files), or NULL; an error fails the job with d; setting done to
+	 * nsteps finishes it without running anything (a cache hit). */
+	enum ol_err (*prepare)(struct ol_job *j, void *ctx, struct ol_diag *d);
+	/* Called when the last step has succeeded, or NULL. */
+	void (*complete)(struct ol_job *j, void *ctx);
 	void *ctx;
 	/* results */
 	size_t done;         /* steps that finished successfully */

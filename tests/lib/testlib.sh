@@ -16,6 +16,8 @@ HELP=$OFFLINK_BUILD/test-bin
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/offlink-test.XXXXXX")
+# Each test starts with an empty device-link cache of its own.
+export OFFLINK_CACHE_DIR=$T/device-cache
 trap '[ "${KEEP_T:-0}" = 1 ] || rm -rf "$T"' EXIT
 cd "$T" || exit 1
 

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Issue 13: the device-link cache.
+#  - a relink with nothing changed, or after editing a host-only TU, runs
+#    no device linker (-v) and gives a byte-identical program;
+#  - a change to device code, to a tool (its file), or to an argument
+#    misses;
+#  - a damaged or truncated entry is noticed, removed and relinked: the
+#    program is still right;
+#  - the cap holds the cache's size, least recently used entries going;
+#  - 8 links at a time sharing one cache for CACHE_ROUNDS rounds (default
+#    100), alternating between two programs: every output is byte for byte
+#    the program linked without a cache.
+. "$OFFLINK_SRC/tests/lib/testlib.sh"
+. "$OFFLINK_SRC/tests/lib/omp.sh"
+need cmp truncate
+C=$T/cache
+export OFFLINK_CACHE_DIR=$C
+
+cat >k.c <<'EOF'
+int scale(int x) {
+  int r = 0;
+#pragma omp target map(from: r)
+  r = 3 * x;
+  return r;
+}
+EOF
+cat >main.c <<'EOF'
+#include <stdio.h>
+int scale(int);
+int main(void) { printf("r=%d\n", scale(14)); return 0; }
+EOF
+cc -c k.c -o k.o
+cc -c main.c -o main.o
+
+# link OUT ARGS...: through offlink, -v into OUT.v
+link() {
+	local out=$1
+	shift
+	clang-19 "${OMP[@]}" -B "$COMPAT" "$@" -o "$out" -Wl,--wrapper-verbose 2>"$out.v" ||
+		fail "link of $out: $(grep -v '^offlink:  ' "$out.v" | tail -3)"
+}
+device_linked() { grep -q -- "--target=x86_64-pc-linux-gnu .*-shared" "$1.v"; }
+hit() {
+	grep -q "device-link cache hit" "$1.v" || fail "$1: no cache hit: $(grep cache "$1.v")"
+	device_linked "$1" && fail "$1: a device linker ran on a cache hit"
+	return 0
+}
+miss() {
+	grep -q "device-link cache miss" "$1.v" || fail "$1: no cache miss: $(grep cache "$1.v")"
+	device_linked "$1" || fail "$1: no device link ran on a miss"
+}
+
+OFFLINK_CACHE_DIR=off link ref main.o k.o
+grep -q "device-link cache" ref.v && fail "OFFLINK_CACHE_DIR=off still used a cache"
+link cold main.o k.o
+miss cold
+link warm main.o k.o
+hit warm
+same_bytes ref cold
+same_bytes ref warm
+run warm
+contains warm.out "r=42"
+contains warm.v "(device-link cache: hit)" # the plan says it too
+
+# A host-only edit: main.c's device image does not change.
+sed -i 's/r=%d/result=%d/' main.c
+cc -c main.c -o main.o
+link host_edit main.o k.o
+hit host_edit
+run host_edit
+contains host_edit.out "result=42"
+
+# Device code changed: a miss, and the new code runs.
+sed -i 's/3 \* x/5 * x/' k.c
+cc -c k.c -o k.o
+link device_edit main.o k.o
+miss device_edit
+run device_edit
+contains device_edit.out "result=70"
+
+# A tool changed: the same clang behind a wrapper script; a new file time
+# is a new tool.
+printf '#!/bin/sh\nexec clang-19 "$@"\n' >myclang
+chmod +x myclang
+OFFLINK_CLANG=$T/myclang link tool1 main.o k.o
+miss tool1
+OFFLINK_CLANG=$T/myclang link tool2 main.o k.o
+hit tool2
+touch -d '2001-01-01' myclang
+OFFLINK_CLANG=$T/myclang link tool3 main.o k.o
+miss tool3
+
+# An argument changed.
+link arg main.o k.o -Xoffload-linker --build-id=sha1
+miss arg
+link arg2 main.o k.o -Xoffload-linker --build-id=sha1
+hit arg2
+
+# Damaged entries are found, removed, and relinked.
+entries() { find "$C" -type f ! -name '.*' | sort; }
+key=$(grep -o 'device-link cache hit: no device link runs ([0-9a-f]*)' arg2.v | grep -o '[0-9a-f]\{16\}')
+entry=$(entries | grep "/$key")
+[ -f "$entry" ] || fail "no cache entry for $key"
+printf 'X' | dd of="$entry" bs=1 seek=200 conv=notrunc 2>/dev/null
+link damaged main.o k.o -Xoffload-linker --build-id=sha1
+grep -q "device-link cache entry damaged, removed; linking" damaged.v || fail "a damaged entry was not noticed: $(grep cache damaged.v)"
+device_linked damaged || fail "the damaged entry was used"
+same_bytes arg damaged
+link repaired main.o k.o -Xoffload-linker --build-id=sha1
+hit repaired
+truncate -s 100 "$entry"
+link truncated main.o k.o -Xoffload-linker --build-id=sha1
+grep -q "device-link cache entry damaged" truncated.v || fail "a truncated entry was not noticed"
+same_bytes arg truncated
+run truncated
+contains truncated.out "result=70"
+
+# The cap: 48 KiB holds the two or three newest images of about 16 KiB.
+rm -rf "$C"
+for i in 1 2 3 4 5 6; do
+	OFFLINK_CACHE_SIZE=48K link cap$i main.o k.o -Xoffload-linker --defsym=offlink_cap_$i=$i
+done
+total=$(find "$C" -type f ! -name '.*' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+[ "$total" -le $((48 * 1024)) ] || fail "the cache holds $total bytes, over its 48 KiB cap"
+OFFLINK_CACHE_SIZE=48K link cap6again main.o k.o -Xoffload-linker --defsym=offlink_cap_6=6
+hit cap6again # the newest entry stays
+OFFLINK_CACHE_SIZE=48K link cap1again main.o k.o -Xoffload-linker --defsym=offlink_cap_1=1
+miss cap1again # the oldest went
+
+# Many links at once sharing one cache, two programs alternating.
+rm -rf "$C"
+cp k.c k2.c
+sed -i 's/5 \* x/7 * x/' k2.c
+cc -c k2.c -o k2.o
+# (offlink run directly, with the command line clang would give it, and
+# the stub's libomptarget first in the search: the rounds test offlink and
+# its cache, not the clang driver's start-up or GNU ld reading libLLVM,
+# which the real libomptarget needs, for every link)
+. "$OFFLINK_SRC/tests/lib/stub.sh"
+FAST=(-L"$STUBDIR")
+OFFLINK_CACHE_DIR=off link refA main.o k.o "${FAST[@]}"
+OFFLINK_CACHE_DIR=off link refB main.o k2.o "${FAST[@]}"
+for j in 0 1 2 3 4 5 6 7; do
+	for p in A B; do
+		objs=(main.o k.o)
+		[ $p = B ] && objs=(main.o k2.o)
+		line=$(clang-19 "${OMP[@]}" -B "$COMPAT" "${objs[@]}" "${FAST[@]}" -o par$j -### 2>&1 |
+			grep -F '/clang-linker-wrapper"') || fail "no wrapper command from clang -###"
+		echo "$line" >line$p$j
+	done
+done
+rounds=${CACHE_ROUNDS:-100}
+for ((r = 0; r < rounds; r++)); do
+	pids=()
+	for j in 0 1 2 3 4 5 6 7; do
+		if (((r + j) % 2)); then p=A; else p=B; fi
+		eval "argv=($(cat line$p$j))"
+		("${argv[@]}" 2>par$j.err && cmp -s par$j ref$p) &
+		pids+=($!)
+	done
+	for j in 0 1 2 3 4 5 6 7; do
+		wait "${pids[$j]}" || fail "round $r, link $j: wrong output or failure: $(head -3 par$j.err)"
+	done
+done
+[ "$(entries | wc -l)" = 2 ] || fail "after the shared rounds the cache holds $(entries | wc -l) entries, not 2"
+[ -z "$(find "$C" -name '.*' -type f)" ] || fail "temporaries left in the cache: $(find "$C" -name '.*' -type f)"
+echo "PASS: device-link cache ($rounds rounds of 8 links)"
