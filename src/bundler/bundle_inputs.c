@@ -121,7 +121,7 @@ enum ol_err load_bundles(const struct bundler *b, const char *path,
 
 	memset(l, 0, sizeof(*l));
 	if (!p) { /* a file: map it (and own the mapping) */
-		if (ol_map_file(path, &l->map, d))
+		if (ol_map_file_fd(path, &l->map, d))
 			return d->code;
 		p = l->map.data;
 		len = l->map.len;

@@ -14,6 +14,7 @@
 
 #include "bundler/bundler.h"
 #include "common/message.h"
+#include "common/pieces.h"
 #include "common/response_file.h"
 #include "common/strmap.h"
 #include "common/version.h"
@@ -472,6 +473,7 @@ static int bundle_files(struct bundler *b)
 	struct ol_map *maps = calloc(b->inputs.n, sizeof(*maps));
 	struct ol_bundle_entry *e = calloc(b->inputs.n, sizeof(*e));
 	const char *comment = ol_bundle_text_comment(b->type);
+	struct ol_pieces pieces = { 0 };
 	struct ol_buf out = { 0 };
 	struct ol_diag d;
 	size_t host = 0, hosts = count_hosts(b);
@@ -489,7 +491,7 @@ static int bundle_files(struct bundler *b)
 		goto done;
 	}
 	for (size_t i = 0; i < b->inputs.n; i++) {
-		if (ol_map_file(b->inputs.v[i], &maps[i], &d)) {
+		if (ol_map_file_fd(b->inputs.v[i], &maps[i], &d)) {
 			rc = fail(&d);
 			goto done;
 		}
@@ -506,15 +508,25 @@ static int bundle_files(struct bundler *b)
 			rc = fail(&d);
 		goto done;
 	}
-	if (comment && ol_bundle_encode_text(e, b->inputs.n, comment, &out))
+	if (comment && ol_bundle_encode_text(e, b->inputs.n, comment, &pieces))
 		ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
 	else if (!comment)
-		ol_bundle_encode_binary(e, b->inputs.n, b->align, &out, &d);
+		ol_bundle_encode_binary(e, b->inputs.n, b->align, &pieces, &d);
 	if (d.code) {
 		rc = fail(&d);
 		goto done;
 	}
-	if (maybe_compress(b, &out, &d) ||
+	if (!b->compress) {
+		/* the inputs go to the output straight from their files */
+		for (size_t i = 0; i < b->inputs.n; i++)
+			ol_pieces_attach_file(&pieces, maps[i].data, maps[i].len, ol_map_fd(&maps[i]));
+		if (ol_write_pieces_atomic(b->outputs.v[0], &pieces, &d))
+			rc = fail(&d);
+		goto done;
+	}
+	if (ol_pieces_flatten(&pieces, &out))
+		ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+	if (d.code || maybe_compress(b, &out, &d) ||
 	    ol_write_file_atomic(b->outputs.v[0], out.data, out.len, &d))
 		rc = fail(&d);
 done:
@@ -522,6 +534,7 @@ done:
 		ol_unmap(&maps[i]);
 	free(maps);
 	free(e);
+	ol_pieces_free(&pieces);
 	ol_buf_free(&out);
 	return rc;
 }
@@ -558,7 +571,8 @@ static enum ol_err write_entry(const struct bundler *b, const struct loaded *l,
 	/* A host object's own entry (one zero byte) is the object itself. */
 	if (l->object && e->size == 1 && e->data[0] == 0)
 		return strip_object(b, b->inputs.v[0], l, b->outputs.v[target], d);
-	return ol_write_file_atomic(b->outputs.v[target], e->data, (size_t)e->size, d);
+	return ol_write_from_map(b->outputs.v[target], l->map.data ? &l->map : NULL, e->data,
+				 (size_t)e->size, d);
 }
 
 static int fill_missing(const struct bundler *b, const struct loaded *l,

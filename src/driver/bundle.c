@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/message.h"
+#include "common/pieces.h"
 #include "driver/device_link.h"
 #include "format/bundle.h"
 #include "format/bundle_id.h"
@@ -133,7 +134,8 @@ static enum ol_err write_hip_bundle(struct ol_link *l, struct ol_wrapper *w,
 {
 	struct ol_map *maps = calloc(w->ngroups, sizeof(*maps));
 	struct ol_bundle_entry *e = calloc(w->ngroups + 1, sizeof(*e));
-	struct ol_buf out = { 0 }, z = { 0 };
+	struct ol_pieces out = { 0 };
+	struct ol_buf flat = { 0 }, z = { 0 };
 	struct ol_ccob_info info;
 	enum ol_err rc = OL_OK;
 
@@ -151,25 +153,29 @@ static enum ol_err write_hip_bundle(struct ol_link *l, struct ol_wrapper *w,
 	if (l->opt.compress) {
 		int level = l->opt.compression_level != INT_MIN ? l->opt.compression_level : 3;
 
-		if (ol_ccob_encode(out.data, out.len, 2, OL_COMP_ZSTD, level, &z, &info, d)) {
+		/* the compressor reads the bundle whole */
+		if (ol_pieces_flatten(&out, &flat)) {
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+			goto out;
+		}
+		if (ol_ccob_encode(flat.data, flat.len, 2, OL_COMP_ZSTD, level, &z, &info, d)) {
 			rc = d->code;
 			goto out;
 		}
 		ol_buf_printf(contents, " (compressed, CCOB v2 zstd)");
-		ol_buf_free(&out);
-		out = z;
-		z = (struct ol_buf){ 0 };
 	}
 	if (l->opt.verbose || l->opt.dry_run)
 		ol_message("offlink", NULL, "writing the HIP offload bundle %s: %s",
 			   w->bundle_path, (char *)contents->data);
-	rc = ol_write_file_atomic(w->bundle_path, out.data, out.len, d);
+	rc = l->opt.compress ? ol_write_file_atomic(w->bundle_path, z.data, z.len, d)
+			     : ol_write_pieces_atomic(w->bundle_path, &out, d);
 out:
 	for (size_t i = 0; maps && i < w->ngroups; i++)
 		ol_unmap(&maps[i]);
 	free(maps);
 	free(e);
-	ol_buf_free(&out);
+	ol_pieces_free(&out);
+	ol_buf_free(&flat);
 	ol_buf_free(&z);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "common/grow.h"
 #include "common/le.h"
+#include "common/pieces.h"
 #include "common/strmap.h"
 
 static const struct {
@@ -144,10 +145,11 @@ enum ol_err ol_bundle_decode_binary(const uint8_t *p, size_t len,
 }
 
 enum ol_err ol_bundle_encode_binary(const struct ol_bundle_entry *e, size_t n,
-				    uint64_t align, struct ol_buf *out,
+				    uint64_t align, struct ol_pieces *pc,
 				    struct ol_diag *d)
 {
-	uint64_t end = OL_BUNDLE_MAGIC_LEN + 8, base = out->len;
+	struct ol_buf *out = &pc->own;
+	uint64_t end = OL_BUNDLE_MAGIC_LEN + 8, at;
 	enum ol_err rc = OL_OK;
 
 	if (align == 0 || (align & (align - 1)))
@@ -166,13 +168,15 @@ enum ol_err ol_bundle_encode_binary(const struct ol_bundle_entry *e, size_t n,
 		rc |= ol_buf_append(out, e[i].id, e[i].id_len);
 		end += e[i].size;
 	}
+	at = ol_pieces_len(pc) + (out->len - pc->open);
 	for (size_t i = 0; i < n && !rc; i++) {
-		size_t at = (size_t)(out->len - base);
-		size_t want = (size_t)ol_align_up(at, align);
+		uint64_t want = ol_align_up(at, align);
 
-		rc |= ol_buf_zeros(out, want - at);
-		rc |= ol_buf_append(out, e[i].data, (size_t)e[i].size);
+		rc |= ol_buf_zeros(out, (size_t)(want - at));
+		rc |= ol_pieces_ref(pc, e[i].data, (size_t)e[i].size);
+		at = want + e[i].size;
 	}
+	rc |= ol_pieces_finish(pc);
 	return rc ? ol_diag_set(d, OL_E_NOMEM, NULL, NULL) : OL_OK;
 }
 
@@ -180,17 +184,18 @@ static const char start_tag[] = " __CLANG_OFFLOAD_BUNDLE____START__ ";
 static const char end_tag[] = " __CLANG_OFFLOAD_BUNDLE____END__ ";
 
 enum ol_err ol_bundle_encode_text(const struct ol_bundle_entry *e, size_t n,
-				  const char *comment, struct ol_buf *out)
+				  const char *comment, struct ol_pieces *pc)
 {
 	enum ol_err rc = OL_OK;
 
 	for (size_t i = 0; i < n; i++) {
-		rc |= ol_buf_printf(out, "\n%s%s%.*s\n", comment, start_tag,
+		rc |= ol_buf_printf(&pc->own, "\n%s%s%.*s\n", comment, start_tag,
 				    (int)e[i].id_len, e[i].id);
-		rc |= ol_buf_append(out, e[i].data, (size_t)e[i].size);
-		rc |= ol_buf_printf(out, "\n%s%s%.*s\n", comment, end_tag,
+		rc |= ol_pieces_ref(pc, e[i].data, (size_t)e[i].size);
+		rc |= ol_buf_printf(&pc->own, "\n%s%s%.*s\n", comment, end_tag,
 				    (int)e[i].id_len, e[i].id);
 	}
+	rc |= ol_pieces_finish(pc);
 	return rc ? OL_E_NOMEM : OL_OK;
 }
 

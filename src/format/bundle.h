@@ -53,11 +53,15 @@ enum ol_err ol_bundle_decode_text(const uint8_t *p, size_t len,
 				  struct ol_diag *d);
 void ol_bundle_free(struct ol_bundle *b);
 
-/* Encode n entries, in order, as LLVM 19 lays them out. */
+struct ol_pieces;
+
+/* Encode n entries, in order, as LLVM lays them out, into pieces: the
+ * headers and markers written, the entries' data referred to where it
+ * lies (common/pieces.h). */
 enum ol_err ol_bundle_encode_binary(const struct ol_bundle_entry *e, size_t n,
-				    uint64_t align, struct ol_buf *out,
+				    uint64_t align, struct ol_pieces *pc,
 				    struct ol_diag *d);
 enum ol_err ol_bundle_encode_text(const struct ol_bundle_entry *e, size_t n,
-				  const char *comment, struct ol_buf *out);
+				  const char *comment, struct ol_pieces *pc);
 
 #endif

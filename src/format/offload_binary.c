@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/le.h"
+#include "common/pieces.h"
 #include "format/strtab.h"
 
 bool ob_is_offload_binary(const uint8_t *p, size_t len)
@@ -489,15 +490,17 @@ enum ol_err ob_encode_v1_head(const struct ob_image_desc *img,
 	return rc ? OL_E_NOMEM : OL_OK;
 }
 
+/* The encoders write their own bytes to pc->own and refer to the images
+ * where they lie (common/pieces.h). */
 static enum ol_err encode_v1(const struct ob_image_desc *imgs, size_t n,
-			     struct ol_buf *out)
+			     struct ol_pieces *pc)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t image_offset, pad;
 
-		if (ob_encode_v1_head(&imgs[i], out, &image_offset, &pad) ||
-		    ol_buf_append(out, imgs[i].image, (size_t)imgs[i].image_size) ||
-		    ol_buf_zeros(out, (size_t)pad))
+		if (ob_encode_v1_head(&imgs[i], &pc->own, &image_offset, &pad) ||
+		    ol_pieces_ref(pc, imgs[i].image, (size_t)imgs[i].image_size) ||
+		    ol_buf_zeros(&pc->own, (size_t)pad))
 			return OL_E_NOMEM;
 	}
 	return OL_OK;
@@ -506,8 +509,9 @@ static enum ol_err encode_v1(const struct ob_image_desc *imgs, size_t n,
 /* Versions 2 and 3: one binary, n entries, one shared string table, the
  * images back to back after the first 8-aligned one. */
 static enum ol_err encode_multi(const struct ob_image_desc *imgs, size_t n,
-				unsigned version, struct ol_buf *out)
+				unsigned version, struct ol_pieces *pc)
 {
+	struct ol_buf *out = &pc->own;
 	uint64_t hsize = version == 3 ? OB_HEADER_SIZE_V3 : OB_HEADER_SIZE_V1;
 	uint64_t se_off = hsize + OB_ENTRY_SIZE * n, nstr = 0, strtab_off;
 	uint64_t image_off, total, images = 0, k = 0;
@@ -542,7 +546,7 @@ static enum ol_err encode_multi(const struct ob_image_desc *imgs, size_t n,
 	rc |= ol_buf_append(out, tab.data, tab.len);
 	rc |= ol_buf_zeros(out, (size_t)(image_off - strtab_off - tab.len));
 	for (size_t i = 0; i < n; i++)
-		rc |= ol_buf_append(out, imgs[i].image, (size_t)imgs[i].image_size);
+		rc |= ol_pieces_ref(pc, imgs[i].image, (size_t)imgs[i].image_size);
 	rc |= ol_buf_zeros(out, (size_t)(total - image_off - images));
 	free(strs);
 	ol_buf_free(&tab);
@@ -575,12 +579,42 @@ static enum ol_err compress_v3(struct ol_buf *out, size_t base,
 	return OL_OK;
 }
 
+enum ol_err ob_encode_pieces(const struct ob_image_desc *imgs, size_t n,
+			     const struct ob_encode_opts *opts, struct ol_pieces *pc,
+			     struct ol_diag *d)
+{
+	unsigned version = opts && opts->version ? opts->version : 1;
+
+	if (version > 3)
+		return ol_diag_set(d, OL_E_BAD_VERSION, NULL,
+				   "cannot write version %u", version);
+	if (opts && opts->compress) {
+		/* compressed: the whole binary passes through the compressor */
+		struct ol_buf out = { 0 };
+		enum ol_err rc = ob_encode(imgs, n, opts, &out, d);
+
+		if (!rc && (ol_buf_append(&pc->own, out.data, out.len) || ol_pieces_finish(pc)))
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		ol_buf_free(&out);
+		return rc;
+	}
+	if (version != 1 && n == 0)
+		return ol_diag_set(d, OL_E_NO_ENTRIES, NULL,
+				   "a version %u binary needs at least one image", version);
+	if ((version == 1 ? encode_v1(imgs, n, pc) : encode_multi(imgs, n, version, pc)) ||
+	    ol_pieces_finish(pc))
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	return OL_OK;
+}
+
 enum ol_err ob_encode(const struct ob_image_desc *imgs, size_t n,
 		      const struct ob_encode_opts *opts, struct ol_buf *out,
 		      struct ol_diag *d)
 {
 	unsigned version = opts && opts->version ? opts->version : 1;
 	size_t base = out->len;
+	struct ol_pieces pc = { 0 };
+	enum ol_err rc;
 
 	if (version > 3)
 		return ol_diag_set(d, OL_E_BAD_VERSION, NULL,
@@ -588,16 +622,15 @@ enum ol_err ob_encode(const struct ob_image_desc *imgs, size_t n,
 	if (opts && opts->compress && version != 3)
 		return ol_diag_set(d, OL_E_USAGE, NULL,
 				   "compression needs format version 3");
-	if (version == 1) {
-		if (encode_v1(imgs, n, out))
-			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-		return OL_OK;
-	}
-	if (n == 0)
+	if (version != 1 && n == 0)
 		return ol_diag_set(d, OL_E_NO_ENTRIES, NULL,
 				   "a version %u binary needs at least one image", version);
-	if (encode_multi(imgs, n, version, out))
+	rc = version == 1 ? encode_v1(imgs, n, &pc) : encode_multi(imgs, n, version, &pc);
+	if (rc || ol_pieces_finish(&pc) || ol_pieces_flatten(&pc, out)) {
+		ol_pieces_free(&pc);
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	ol_pieces_free(&pc);
 	if (opts && opts->compress)
 		return compress_v3(out, base, opts, d);
 	return OL_OK;

@@ -118,6 +118,16 @@ struct ob_encode_opts {
 /* Append the encoding of n images to out: version 1 writes one complete
  * binary per image, back to back, laid out exactly as LLVM 19's packager
  * does; versions 2 and 3 write one binary holding n entries. */
+struct ol_pieces;
+
+/* As ob_encode, into pieces: the headers and tables in pc->own, the
+ * images referred to where they lie, so that a writer sends them to the
+ * output without a copy (common/pieces.h).  Compressed binaries are
+ * whole in pc->own. */
+enum ol_err ob_encode_pieces(const struct ob_image_desc *imgs, size_t n,
+			     const struct ob_encode_opts *opts, struct ol_pieces *pc,
+			     struct ol_diag *d);
+
 enum ol_err ob_encode(const struct ob_image_desc *imgs, size_t n,
 		      const struct ob_encode_opts *opts, struct ol_buf *out,
 		      struct ol_diag *d);

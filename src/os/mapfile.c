@@ -49,7 +49,7 @@ static enum ol_err read_stream(int fd, const char *path, struct ol_map *m,
 	}
 }
 
-enum ol_err ol_map_file(const char *path, struct ol_map *m, struct ol_diag *d)
+static enum ol_err map_file(const char *path, struct ol_map *m, bool keep, struct ol_diag *d)
 {
 	struct stat st;
 	enum ol_err rc;
@@ -59,6 +59,7 @@ enum ol_err ol_map_file(const char *path, struct ol_map *m, struct ol_diag *d)
 	m->data = NULL;
 	m->len = 0;
 	m->heap = false;
+	m->kept_fd = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ol_diag_errno(d, errno, "cannot open", path);
@@ -84,12 +85,29 @@ enum ol_err ol_map_file(const char *path, struct ol_map *m, struct ol_diag *d)
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 		 fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return ol_diag_errno(d, errno, "cannot map", path);
+	if (p == MAP_FAILED) {
+		int err = errno;
+
+		close(fd);
+		return ol_diag_errno(d, err, "cannot map", path);
+	}
+	if (keep)
+		m->kept_fd = fd + 1;
+	else
+		close(fd);
 	m->data = p;
 	m->len = (size_t)st.st_size;
 	return OL_OK;
+}
+
+enum ol_err ol_map_file(const char *path, struct ol_map *m, struct ol_diag *d)
+{
+	return map_file(path, m, false, d);
+}
+
+enum ol_err ol_map_file_fd(const char *path, struct ol_map *m, struct ol_diag *d)
+{
+	return map_file(path, m, true, d);
 }
 
 void ol_unmap(struct ol_map *m)
@@ -98,7 +116,10 @@ void ol_unmap(struct ol_map *m)
 		free(m->data);
 	else if (m->data)
 		munmap(m->data, m->len);
+	if (m->kept_fd > 0)
+		close(m->kept_fd - 1);
 	m->data = NULL;
 	m->len = 0;
 	m->heap = false;
+	m->kept_fd = 0;
 }

@@ -14,13 +14,26 @@ struct ol_map {
 			* pointer, writes (none expected) never reach the file */
 	size_t len;
 	bool heap;     /* read into memory (a device or a pipe), not mapped */
+	int kept_fd;   /* the file + 1 when ol_map_file_fd keeps it open; 0
+			* otherwise, so that a zeroed map owns no descriptor */
 };
+
+/* The file descriptor ol_map_file_fd kept, or -1. */
+static inline int ol_map_fd(const struct ol_map *m)
+{
+	return m->kept_fd - 1;
+}
 
 /* Map path; an empty file gives data == NULL, len == 0.  A character
  * device or a pipe (clang passes /dev/null as an empty input) is read
  * instead, up to 1 GiB.  Directories are OL_E_IO errors. */
 enum ol_err ol_map_file(const char *path, struct ol_map *m, struct ol_diag *d);
-/* Unmap (no-op on an empty map). */
+/* The same, keeping the file open in m->fd (-1 when it was read, not
+ * mapped), so that its bytes can be copied to an output by the kernel
+ * (copy_file_range) rather than through the mapping.  For the few inputs
+ * of a format tool, not for a link's thousands. */
+enum ol_err ol_map_file_fd(const char *path, struct ol_map *m, struct ol_diag *d);
+/* Unmap (no-op on an empty map), and close a kept file. */
 void ol_unmap(struct ol_map *m);
 
 #endif

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/pieces.h"
 #include "os/cleanup.h"
+#include "os/mapfile.h"
 
 static mode_t current_umask(void)
 {
@@ -173,4 +175,62 @@ enum ol_err ol_write_file_atomic(const char *dest, const void *buf, size_t len,
 		return d->code;
 	}
 	return ol_out_commit(&o, false, d);
+}
+
+/* Copy len bytes at off in file in to out's position with
+ * copy_file_range (in the kernel, no page faults through a mapping; a
+ * reflink where the file system has them).  Returns how many were
+ * copied: fewer (0) when the call is not supported here, and the caller
+ * writes the rest. */
+static size_t kernel_copy(int in, uint64_t off, int out, size_t len)
+{
+	loff_t pos = (loff_t)off;
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = copy_file_range(in, &pos, out, NULL, len - done, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (size_t)n;
+	}
+	return done;
+}
+
+enum ol_err ol_write_pieces_atomic(const char *dest, const struct ol_pieces *p,
+				   struct ol_diag *d)
+{
+	struct ol_outfile o;
+
+	if (ol_out_open(&o, dest, d))
+		return d->code;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct ol_piece *q = &p->v[i];
+		size_t done = q->fd >= 0 ? kernel_copy(q->fd, q->file_off, o.fd, q->len) : 0;
+
+		if (ol_out_write(&o, ol_piece_data(p, i) + done, q->len - done, d)) {
+			ol_out_abort(&o);
+			return d->code;
+		}
+	}
+	return ol_out_commit(&o, false, d);
+}
+
+enum ol_err ol_write_from_map(const char *dest, const struct ol_map *m, const void *data,
+			      size_t len, struct ol_diag *d)
+{
+	struct ol_pieces p = { 0 };
+	enum ol_err rc;
+
+	if (ol_pieces_ref(&p, data, len) || ol_pieces_finish(&p)) {
+		ol_pieces_free(&p);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	if (m)
+		ol_pieces_attach_file(&p, m->data, m->len, ol_map_fd(m));
+	rc = ol_write_pieces_atomic(dest, &p, d);
+	ol_pieces_free(&p);
+	return rc;
 }

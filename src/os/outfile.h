@@ -42,4 +42,17 @@ const char *ol_out_path(const struct ol_outfile *o);
 enum ol_err ol_write_file_atomic(const char *dest, const void *buf, size_t len,
 				 struct ol_diag *d);
 
+struct ol_pieces;
+struct ol_map;
+
+/* dest := len bytes at data, which may lie in the mapping m of a file
+ * kept open (os/mapfile.h): then copied by the kernel from the file. */
+enum ol_err ol_write_from_map(const char *dest, const struct ol_map *m, const void *data,
+			      size_t len, struct ol_diag *d);
+
+/* dest := the pieces, in order, through a temporary and a rename, each
+ * piece written from where it lies (common/pieces.h). */
+enum ol_err ol_write_pieces_atomic(const char *dest, const struct ol_pieces *p,
+				   struct ol_diag *d);
+
 #endif

@@ -18,6 +18,7 @@
 #include "common/grow.h"
 #include "common/json.h"
 #include "common/message.h"
+#include "common/pieces.h"
 #include "common/response_file.h"
 #include "common/version.h"
 #include "extract/archive_writer.h"
@@ -51,6 +52,7 @@ struct found_image {
 	const struct ob_entry *entry;
 	struct ol_origin origin; /* strings live in the arena */
 	const char *input;       /* the input path as given */
+	const struct ol_map *map; /* the input's mapping (the image may lie in it) */
 };
 
 struct collection {
@@ -314,6 +316,7 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 		f = &c->imgs[c->nimgs++];
 		f->entry = &kept->entries[i];
 		f->input = c->input;
+		f->map = &c->maps[c->nmaps - 1];
 		f->origin = *o;
 		f->origin.file = ol_arena_strdup(&c->arena, o->file);
 		f->origin.member = ol_arena_strdup(&c->arena, o->member);
@@ -332,7 +335,7 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 		struct ol_map *m = &c->maps[c->nmaps++];
 
 		c->input = inputs->v[i];
-		if (ol_map_file(inputs->v[i], m, d))
+		if (ol_map_file_fd(inputs->v[i], m, d))
 			return d->code;
 		if (m->len == 0) {
 			ol_diag_set(d, OL_E_UNRECOGNIZED, NULL, "the file is empty");
@@ -496,11 +499,12 @@ static char *generated_name(struct ol_arena *a, const struct found_image *f,
 	return name;
 }
 
+/* The image straight from the input file (os/outfile.c), or from memory
+ * when it was decompressed or lies in another file. */
 static enum ol_err write_image(const char *path, const struct found_image *f,
 			       struct ol_diag *d)
 {
-	return ol_write_file_atomic(path, f->entry->image,
-				    (size_t)f->entry->image_size, d);
+	return ol_write_from_map(path, f->map, f->entry->image, (size_t)f->entry->image_size, d);
 }
 
 static int extract_spec(struct collection *c, const struct image_spec *s)
@@ -694,7 +698,7 @@ static enum ol_err describe(const struct image_spec *s, const char *file,
 		desc->image_size = p->stdin_data.len;
 		desc->image_kind = OB_IMG_NONE;
 	} else {
-		if (ol_map_file(file, &p->map, d))
+		if (ol_map_file_fd(file, &p->map, d))
 			return d->code;
 		desc->image = p->map.data;
 		desc->image_size = p->map.len;
@@ -725,7 +729,7 @@ static int run_package(const struct options *o)
 	size_t n = count_files(o), at = 0;
 	struct packaged *p = calloc(n ? n : 1, sizeof(*p));
 	struct ob_image_desc *desc = calloc(n ? n : 1, sizeof(*desc));
-	struct ol_buf out = { 0 };
+	struct ol_pieces out = { 0 };
 	struct ol_diag d;
 	int rc = EXIT_OK;
 
@@ -748,8 +752,13 @@ static int run_package(const struct options *o)
 			}
 		}
 	}
-	if (ob_encode(desc, n, &o->enc, &out, &d) ||
-	    ol_write_file_atomic(o->output, out.data, out.len, &d))
+	if (ob_encode_pieces(desc, n, &o->enc, &out, &d)) {
+		rc = report(&d);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		ol_pieces_attach_file(&out, p[i].map.data, p[i].map.len, ol_map_fd(&p[i].map));
+	if (ol_write_pieces_atomic(o->output, &out, &d))
 		rc = report(&d);
 out:
 	for (size_t i = 0; p && i < n; i++) {
@@ -759,7 +768,7 @@ out:
 	}
 	free(p);
 	free(desc);
-	ol_buf_free(&out);
+	ol_pieces_free(&out);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/le.h"
+#include "common/pieces.h"
 #include "format/bundle.h"
 #include "format/bundle_id.h"
 #include "format/ccob.h"
@@ -97,8 +98,12 @@ static void binary_and_text_round_trip(void **state)
 	(void)state;
 	ol_diag_clear(&d);
 	for (uint64_t align = 1; align <= 4096; align *= 8) {
+		struct ol_pieces pc = { 0 };
+
 		out.len = 0;
-		assert_int_equal(ol_bundle_encode_binary(in, 3, align, &out, &d), OL_OK);
+		assert_int_equal(ol_bundle_encode_binary(in, 3, align, &pc, &d), OL_OK);
+		assert_int_equal(ol_pieces_flatten(&pc, &out), OL_OK);
+		ol_pieces_free(&pc);
 		assert_int_equal(ol_bundle_decode_binary(out.data, out.len, &b, &d), OL_OK);
 		assert_int_equal(b.n, 3);
 		for (size_t i = 0; i < 3; i++) {
@@ -109,8 +114,12 @@ static void binary_and_text_round_trip(void **state)
 		ol_bundle_free(&b);
 	}
 	for (size_t c = 0; c < 3; c++) {
+		struct ol_pieces pc = { 0 };
+
 		out.len = 0;
-		assert_int_equal(ol_bundle_encode_text(in, 3, comments[c], &out), OL_OK);
+		assert_int_equal(ol_bundle_encode_text(in, 3, comments[c], &pc), OL_OK);
+		assert_int_equal(ol_pieces_flatten(&pc, &out), OL_OK);
+		ol_pieces_free(&pc);
 		assert_int_equal(ol_bundle_decode_text(out.data, out.len, comments[c], &b, &d), OL_OK);
 		assert_int_equal(b.n, 3);
 		for (size_t i = 0; i < 3; i++) {
