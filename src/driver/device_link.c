@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "common/escape.h"
+#include "common/message.h"
 #include "driver/llvm_release.h"
+#include "os/jobserver.h"
 #include "os/outfile.h"
 #include "os/scratch.h"
 #include "os/pool.h"
@@ -484,7 +486,9 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 {
 	struct ol_job *jobs = calloc(l->ngroups ? l->ngroups : 1, sizeof(*jobs));
 	struct group_inputs *gi = calloc(l->ngroups ? l->ngroups : 1, sizeof(*gi));
-	enum ol_err rc = OL_OK;
+	struct ol_jobserver js;
+	bool use_js = false;
+	enum ol_err rc = OL_OK, failed;
 
 	if (!jobs || !gi) {
 		free(jobs);
@@ -499,7 +503,23 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		jobs[i].complete = l->opt.dry_run ? NULL : store_image;
 		jobs[i].ctx = &gi[i];
 	}
-	if (ol_pool_run(jobs, l->ngroups, l->opt.jobs, &l->run)) {
+	/* Under make -j (or --wrapper-jobs=jobserver), make's slots decide;
+	 * a number given with --wrapper-jobs wins. */
+	if (l->opt.jobs_mode != JOBS_GIVEN && !l->opt.dry_run &&
+	    ol_jobserver_open(&js, getenv("MAKEFLAGS"))) {
+		use_js = true;
+		if (l->opt.verbose)
+			ol_message("offlink", NULL, "device links share make's job slots (jobserver %s)",
+				   js.what);
+	} else if (l->opt.jobs_mode == JOBS_JOBSERVER && l->opt.verbose) {
+		ol_message("offlink", NULL, "--wrapper-jobs=jobserver: no jobserver in MAKEFLAGS; "
+					    "%u device links at a time", l->opt.jobs);
+	}
+	failed = ol_pool_run(jobs, l->ngroups, use_js ? (unsigned)l->ngroups : l->opt.jobs,
+			     &l->run, use_js ? &js : NULL);
+	if (use_js)
+		ol_jobserver_close(&js);
+	if (failed) {
 		for (size_t i = 0; i < l->ngroups; i++) {
 			char msg[2048];
 

@@ -159,6 +159,7 @@ struct ol_options {
 	char *time_trace;
 	char *llvm;             /* --llvm=<release or bin directory> */
 	char *registration;     /* --registration=asm|c|auto, or NULL (auto) */
+	enum { JOBS_DEFAULT, JOBS_GIVEN, JOBS_JOBSERVER } jobs_mode; /* --wrapper-jobs */
 	char *cache_dir;        /* --cache-dir= */
 	bool no_cache;          /* --no-cache */
 	uint64_t cache_size;    /* --cache-size=, 0: not given */

@@ -143,8 +143,10 @@ static enum ol_err parse_jobs(struct ol_link *l, const char *v, struct ol_diag *
 	char *end;
 	long n;
 
-	if (strcmp(v, "jobserver") == 0) /* newer LLVM; we bound by CPUs */
+	if (strcmp(v, "jobserver") == 0) { /* LLVM 22's spelling */
+		l->opt.jobs_mode = JOBS_JOBSERVER;
 		return OL_OK;
+	}
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (errno || end == v || *end || n <= 0 || n > 4096)
@@ -152,6 +154,7 @@ static enum ol_err parse_jobs(struct ol_link *l, const char *v, struct ol_diag *
 				   "--wrapper-jobs=%s: expected a positive integer, got '%s'",
 				   v, v);
 	l->opt.jobs = (unsigned)n;
+	l->opt.jobs_mode = JOBS_GIVEN;
 	return OL_OK;
 }
 

@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "os/jobserver.h"
+
 struct tracked {
 	char *path;
 	bool dir;
@@ -189,6 +191,7 @@ static void signal_trees(int sig)
 
 static void on_signal(int sig)
 {
+	ol_jobserver_give_all_from_signal();
 	/* Children share offlink's process group (spawn.c): a signal sent to
 	 * the group has reached them already; one sent to offlink alone is
 	 * passed on here, to each tool and what it started (clang's linker).

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include "os/cleanup.h"
+#include "os/jobserver.h"
 
 /* Start the next step of job j; returns 1 if a process was started. */
 static int start_next(struct ol_job *j, const struct ol_run_opts *o)
@@ -72,8 +73,24 @@ static struct ol_job *next_job(struct ol_job *jobs, size_t n)
 	return best;
 }
 
+/* Keep only the tokens the running processes need: all but the first. */
+static void give_spare_tokens(struct ol_jobserver *js, size_t running)
+{
+	while (js && js->held > (running ? running - 1 : 0))
+		ol_jobserver_give(js);
+}
+
+/* Whether one more process may start: under the cap, and beyond the first
+ * with a token from make's jobserver. */
+static bool slot_free(struct ol_jobserver *js, size_t running, unsigned max_procs)
+{
+	if (running >= max_procs)
+		return false;
+	return !js || running < 1 + js->held || ol_jobserver_try_take(js);
+}
+
 enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
-			const struct ol_run_opts *o)
+			const struct ol_run_opts *o, struct ol_jobserver *js)
 {
 	size_t running = 0;
 	int any_failed = 0;
@@ -84,9 +101,10 @@ enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
 	if (max_procs == 0)
 		max_procs = 1;
 	for (;;) {
-		while (running < max_procs && (j = next_job(jobs, njobs)))
+		while ((j = next_job(jobs, njobs)) && slot_free(js, running, max_procs))
 			if (start_next(j, o))
 				running++;
+		give_spare_tokens(js, running);
 		if (running == 0)
 			break;
 		int status;

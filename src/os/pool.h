@@ -38,7 +38,12 @@ struct ol_job {
  * stops; the others run to the end so every failure is reported in one go.
  * Returns OL_E_TOOL_FAILED if any job failed (each job's diag says which
  * step and why); under dry_run prints every command and runs none. */
+struct ol_jobserver;
+
+/* js, when not NULL: make's jobserver (os/jobserver.h): beyond the one
+ * slot the link holds, each further process at the same time needs a
+ * token from it, and tokens go back as processes end. */
 enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
-			const struct ol_run_opts *o);
+			const struct ol_run_opts *o, struct ol_jobserver *js);
 
 #endif
