@@ -222,6 +222,11 @@ struct ol_link {
 		double start_us, dur_us;
 	} timings[16];
 	size_t ntimings;
+	struct child_timing {        /* the tools run, for the time trace */
+		char *tool;
+		double start_us, dur_us;
+	} *children;
+	size_t nchildren, capchildren;
 };
 
 /* Report an error now (prefixed "offlink: error: ") and count it. */

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/escape.h"
+#include "common/grow.h"
 #include "common/message.h"
 #include "common/version.h"
 #include "driver/bundle.h"
@@ -78,10 +80,25 @@ static const char help_text[] =
 
 static double now_us(void)
 {
-	struct timespec ts;
+	return ol_now_us();
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+/* --wrapper-time-trace: each tool's run, named by its file name. */
+static void record_child(void *ctx, const struct ol_cmd *c, double start_us, double end_us)
+{
+	struct ol_link *l = ctx;
+	struct child_timing *v = ol_grow(l->children, l->nchildren, &l->capchildren,
+					 sizeof(*v), 16);
+	const char *slash = strrchr(c->argv.v[0], '/');
+	struct ol_buf name = { 0 };
+
+	if (!v)
+		return;
+	l->children = v;
+	if (ol_file_name_part(&name, slash ? slash + 1 : c->argv.v[0], OL_NAME_PART_MAX))
+		return;
+	l->children[l->nchildren++] = (struct child_timing){ (char *)name.data, start_us,
+							     end_us - start_us };
 }
 
 static void set_defaults(struct ol_link *l, char *argv0)
@@ -223,7 +240,14 @@ static enum ol_err write_time_trace(struct ol_link *l, struct ol_outfile *out)
 		rc |= ol_buf_printf(&b, "{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":1,"
 				    "\"ts\":%.0f,\"dur\":%.0f}%s\n",
 				    l->timings[i].phase, l->timings[i].start_us - origin,
-				    l->timings[i].dur_us, i + 1 < l->ntimings ? "," : "");
+				    l->timings[i].dur_us,
+				    i + 1 < l->ntimings || l->nchildren ? "," : "");
+	/* The tools, on a track of their own ("cat":"tool"). */
+	for (size_t i = 0; i < l->nchildren; i++)
+		rc |= ol_buf_printf(&b, "{\"name\":\"%s\",\"cat\":\"tool\",\"ph\":\"X\",\"pid\":1,"
+				    "\"tid\":2,\"ts\":%.0f,\"dur\":%.0f}%s\n",
+				    l->children[i].tool, l->children[i].start_us - origin,
+				    l->children[i].dur_us, i + 1 < l->nchildren ? "," : "");
 	rc |= ol_buf_puts(&b, "]}\n");
 	if (rc)
 		rc = ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
@@ -298,6 +322,9 @@ static void link_free(struct ol_link *l)
 	free(l->sysroot);
 	free(o->cache_dir);
 	ol_cache_free(&l->cache);
+	for (size_t i = 0; i < l->nchildren; i++)
+		free(l->children[i].tool);
+	free(l->children);
 	ol_strmap_free(&l->host_symbols);
 	ol_arena_free(&l->arena);
 }
@@ -373,6 +400,10 @@ static int run(struct ol_link *l, int argc, char **argv)
 		ol_diag_prefix(&d, "--wrapper-time-trace");
 		ol_link_error(l, &d);
 		return EXIT_ERROR;
+	}
+	if (l->opt.time_trace) {
+		l->run.child_done = record_child;
+		l->run.child_ctx = l;
 	}
 	rc = finish_options(l);
 	if (!rc)

@@ -17,6 +17,7 @@ static int start_next(struct ol_job *j, const struct ol_run_opts *o)
 	}
 	if (j->done >= j->nsteps)
 		return 0; /* prepare finished it */
+	j->started_us = ol_now_us();
 	if (ol_spawn(&j->steps[j->done], o, &j->pid, &j->diag)) {
 		j->failed = 1;
 		return 0;
@@ -33,10 +34,12 @@ static struct ol_job *find_job(struct ol_job *jobs, size_t n, pid_t pid)
 	return NULL;
 }
 
-static void finish_step(struct ol_job *j, int status)
+static void finish_step(struct ol_job *j, int status, const struct ol_run_opts *o)
 {
 	j->running = 0;
 	ol_cleanup_forget_child(j->pid);
+	if (o && o->child_done)
+		o->child_done(o->child_ctx, &j->steps[j->done], j->started_us, ol_now_us());
 	if (ol_check_status(&j->steps[j->done], status, &j->diag)) {
 		j->failed = 1;
 		j->status = status;
@@ -119,7 +122,7 @@ enum ol_err ol_pool_run(struct ol_job *jobs, size_t njobs, unsigned max_procs,
 		if (!j)
 			continue;
 		running--;
-		finish_step(j, status);
+		finish_step(j, status, o);
 	}
 	for (size_t i = 0; i < njobs; i++)
 		any_failed |= jobs[i].failed;

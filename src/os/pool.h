@@ -29,6 +29,7 @@ struct ol_job {
 	/* pool bookkeeping */
 	pid_t pid;
 	int running;
+	double started_us;
 };
 
 /* Run every job, at most max_procs processes at a time.  A free slot goes

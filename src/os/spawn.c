@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "os/cleanup.h"
@@ -352,9 +353,18 @@ static int wait_child(pid_t pid)
 	return status;
 }
 
+double ol_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
 enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 		   int *status, struct ol_diag *d)
 {
+	double t0 = ol_now_us();
 	pid_t pid;
 
 	*status = 0;
@@ -365,6 +375,8 @@ enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 	if (ol_spawn(c, o, &pid, d))
 		return d->code;
 	*status = wait_child(pid);
+	if (o && o->child_done)
+		o->child_done(o->child_ctx, c, t0, ol_now_us());
 	return ol_check_status(c, *status, d);
 }
 

@@ -29,7 +29,14 @@ struct ol_run_opts {
 	bool dry_run;   /* print each argv, run nothing */
 	FILE *log;      /* where to print; stderr when NULL */
 	const char *response_dir; /* where response files are written */
+	/* Called when a command has ended, with when it ran (ol_now_us), or
+	 * NULL: for --wrapper-time-trace. */
+	void (*child_done)(void *ctx, const struct ol_cmd *c, double start_us, double end_us);
+	void *child_ctx;
 };
+
+/* Microseconds on the monotonic clock. */
+double ol_now_us(void);
 
 /* Free a command's strings. */
 void ol_cmd_free(struct ol_cmd *c);
