@@ -10,29 +10,16 @@
 
 #include <stdio.h>
 
-#define L(...)                                     \
-	do {                                       \
-		if (ol_buf_printf(out, __VA_ARGS__)) \
-			return OL_E_NOMEM;         \
-		if (ol_buf_puts(out, "\n"))        \
-			return OL_E_NOMEM;         \
-	} while (0)
+#include "wrap/emit.h"
 
 static enum ol_err function_start(struct ol_buf *out, const char *name)
 {
-	L("\t.section .text.startup,\"ax\",%%progbits");
-	L("\t.p2align 2");
-	L("\t.type %s,%%function", name);
-	L("%s:", name);
-	L("\t.cfi_startproc");
-	return OL_OK;
+	return asm_function_start(out, name, 2);
 }
 
 static enum ol_err function_end(struct ol_buf *out, const char *name)
 {
-	L("\t.cfi_endproc");
-	L("\t.size %s, . - %s", name, name);
-	return OL_OK;
+	return asm_function_end(out, name);
 }
 
 /* reg := the address of a symbol of this object (or a hidden one). */
@@ -68,16 +55,8 @@ static enum ol_err omp_code(struct ol_buf *out)
 	return function_end(out, "__offlink_omp_unregister");
 }
 
-struct layout {
-	unsigned size, addr, name, bytes, flags, data;
-	bool data64;
-};
-
-static const struct layout old_layout = { 32, 0, 8, 16, 24, 28, false };
-static const struct layout new_layout = { 56, 16, 24, 32, 12, 40, true };
-
 /* h, addr, name, name in x0-x3. */
-static enum ol_err first_four(struct ol_buf *out, const struct layout *f)
+static enum ol_err first_four(struct ol_buf *out, const struct asm_layout *f)
 {
 	L("\tmov x0, x19");
 	L("\tldr x1, [x20, #%u]", f->addr);
@@ -87,7 +66,7 @@ static enum ol_err first_four(struct ol_buf *out, const struct layout *f)
 }
 
 static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
-			   const struct layout *f)
+			   const struct asm_layout *f)
 {
 	L(".L%s_managed:", p->lower);
 	L("\ttbnz w22, #3, .L%s_next", p->lower); /* extern: the definer registers it */
@@ -149,7 +128,7 @@ static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
 }
 
 static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip *p,
-				   const struct layout *f)
+				   const struct asm_layout *f)
 {
 	/* (h, addr, name, name, (int)data, ext) */
 	L(".L%s_surface:", p->lower);
@@ -173,7 +152,7 @@ static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip
 
 static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *p)
 {
-	const struct layout *f = p->new_entries ? &new_layout : &old_layout;
+	const struct asm_layout *f = p->new_entries ? &asm_new_layout : &asm_old_layout;
 	char name[64], sym[96];
 
 	snprintf(name, sizeof(name), "__offlink_%s_register", p->lower);

@@ -41,6 +41,20 @@ struct asm_arch {
 	enum ol_err (*cuda_hip_code)(struct ol_buf *out, const struct asm_cuda_hip *p);
 };
 
+/* Shared by the code writers (registration_asm.c). */
+
+/* A local function in .text.startup, aligned to 2^p2align, with CFI. */
+enum ol_err asm_function_start(struct ol_buf *out, const char *name, unsigned p2align);
+enum ol_err asm_function_end(struct ol_buf *out, const char *name);
+
+/* Where an entry's fields are: LLVM 19's 32-byte and LLVM 20's 56-byte
+ * layouts (docs/format.md). */
+struct asm_layout {
+	unsigned size, addr, name, bytes, flags, data;
+	bool data64;          /* Data is 64 bits (else 32) */
+};
+extern const struct asm_layout asm_old_layout, asm_new_layout;
+
 extern const struct asm_arch asm_x86_64;
 extern const struct asm_arch asm_aarch64;
 

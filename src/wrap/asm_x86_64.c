@@ -9,29 +9,16 @@
 
 #include <stdio.h>
 
-#define L(...)                                     \
-	do {                                       \
-		if (ol_buf_printf(out, __VA_ARGS__)) \
-			return OL_E_NOMEM;         \
-		if (ol_buf_puts(out, "\n"))        \
-			return OL_E_NOMEM;         \
-	} while (0)
+#include "wrap/emit.h"
 
 static enum ol_err function_start(struct ol_buf *out, const char *name)
 {
-	L("\t.section .text.startup,\"ax\",%%progbits");
-	L("\t.p2align 4");
-	L("\t.type %s,%%function", name);
-	L("%s:", name);
-	L("\t.cfi_startproc");
-	return OL_OK;
+	return asm_function_start(out, name, 4);
 }
 
 static enum ol_err function_end(struct ol_buf *out, const char *name)
 {
-	L("\t.cfi_endproc");
-	L("\t.size %s, . - %s", name, name);
-	return OL_OK;
+	return asm_function_end(out, name);
 }
 
 static enum ol_err omp_code(struct ol_buf *out)
@@ -54,17 +41,8 @@ static enum ol_err omp_code(struct ol_buf *out)
 	return function_end(out, "__offlink_omp_unregister");
 }
 
-/* Offsets of an entry's fields. */
-struct layout {
-	unsigned size, addr, name, bytes, flags, data;
-	bool data64;
-};
-
-static const struct layout old_layout = { 32, 0, 8, 16, 24, 28, false };
-static const struct layout new_layout = { 56, 16, 24, 32, 12, 40, true };
-
 /* h, addr, name, name in rdi, rsi, rdx, rcx. */
-static enum ol_err first_four(struct ol_buf *out, const struct layout *f)
+static enum ol_err first_four(struct ol_buf *out, const struct asm_layout *f)
 {
 	L("\tmovq %%rbx, %%rdi");
 	L("\tmovq %u(%%r12), %%rsi", f->addr);
@@ -83,7 +61,7 @@ static enum ol_err flag_bit(struct ol_buf *out, const char *reg, unsigned bit)
 }
 
 static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
-			   const struct layout *f)
+			   const struct asm_layout *f)
 {
 	L(".L%s_managed:", p->lower);
 	L("\ttestl $8, %%r14d"); /* extern: left to the defining object */
@@ -150,7 +128,7 @@ static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
 }
 
 static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip *p,
-				   const struct layout *f)
+				   const struct asm_layout *f)
 {
 	/* (h, addr, name, name, (int)data, ext) */
 	L(".L%s_surface:", p->lower);
@@ -176,7 +154,7 @@ static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip
 
 static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *p)
 {
-	const struct layout *f = p->new_entries ? &new_layout : &old_layout;
+	const struct asm_layout *f = p->new_entries ? &asm_new_layout : &asm_old_layout;
 	static const char *const saved[] = { "%rbx", "%r12", "%r13", "%r14", "%r15" };
 	char name[64];
 

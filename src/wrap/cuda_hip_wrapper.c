@@ -15,6 +15,7 @@
 
 #include "common/escape.h"
 #include "common/version.h"
+#include "wrap/emit.h"
 
 struct names {
 	const char *lower, *prefix, *fatbin_section, *wrapper_section;
@@ -31,18 +32,6 @@ static const struct names hip = {
 	"hip", "__hip", ".hip_fatbin", ".hipFatBinSegment", "hip_offloading_entries",
 	0x48495046, 4096, "(e->Kind == 3 || e->Kind == 4)", /* LLVM 20, LLVM 21+ */
 };
-
-#define P(...)                                    \
-	do {                                      \
-		if (ol_buf_printf(out, __VA_ARGS__)) \
-			return OL_E_NOMEM;        \
-	} while (0)
-/* Text from outside, escaped (common/escape.h). */
-#define E(s)                                      \
-	do {                                      \
-		if (ol_escape_str(out, s))        \
-			return OL_E_NOMEM;        \
-	} while (0)
 
 static enum ol_err entry_type(const struct wrap_cuda_hip *w, const char *sect,
 			      struct ol_buf *out)

@@ -15,18 +15,7 @@
 #include "common/escape.h"
 #include "common/version.h"
 #include "format/offload_binary.h"
-
-#define P(...)                                    \
-	do {                                      \
-		if (ol_buf_printf(out, __VA_ARGS__)) \
-			return OL_E_NOMEM;        \
-	} while (0)
-/* Text from outside, escaped. */
-#define E(s)                                      \
-	do {                                      \
-		if (ol_escape_str(out, s))        \
-			return OL_E_NOMEM;        \
-	} while (0)
+#include "wrap/emit.h"
 
 /* "<triple> <arch>" (or the triple alone), escaped. */
 static enum ol_err image_name(const struct wrap_image *img, struct ol_buf *out)

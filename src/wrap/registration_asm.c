@@ -19,17 +19,27 @@
 #include "common/version.h"
 #include "format/offload_binary.h"
 #include "wrap/asm_code.h"
+#include "wrap/emit.h"
 
-#define P(...)                                     \
-	do {                                       \
-		if (ol_buf_printf(out, __VA_ARGS__)) \
-			return OL_E_NOMEM;         \
-	} while (0)
-#define E(s)                               \
-	do {                               \
-		if (ol_escape_str(out, s)) \
-			return OL_E_NOMEM; \
-	} while (0)
+const struct asm_layout asm_old_layout = { 32, 0, 8, 16, 24, 28, false };
+const struct asm_layout asm_new_layout = { 56, 16, 24, 32, 12, 40, true };
+
+enum ol_err asm_function_start(struct ol_buf *out, const char *name, unsigned p2align)
+{
+	L("\t.section .text.startup,\"ax\",%%progbits");
+	L("\t.p2align %u", p2align);
+	L("\t.type %s,%%function", name);
+	L("%s:", name);
+	L("\t.cfi_startproc");
+	return OL_OK;
+}
+
+enum ol_err asm_function_end(struct ol_buf *out, const char *name)
+{
+	L("\t.cfi_endproc");
+	L("\t.size %s, . - %s", name, name);
+	return OL_OK;
+}
 
 const struct asm_arch *asm_arch_of(const char *host_triple)
 {
