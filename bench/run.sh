@@ -1,26 +1,65 @@
 #!/usr/bin/env bash
 # offlink beside the LLVM 19 tools it replaces, on the same inputs in the
-# same run: each case runs REPS times per tool (alternating), and the
-# table gives the median wall time of each and the ratio LLVM / offlink
-# (above 1: offlink is faster).  Outputs of both are checked to work, so
-# a fast wrong answer cannot win.
+# same run.  Each timed case runs REPS times per tool, alternating, and the
+# tables give medians and the ratio LLVM / offlink (above 1: offlink is
+# faster).  Outputs are checked, so a fast wrong answer cannot win.
 #
-#   bench/run.sh [REPS]      (default 5; needs a build in $OFFLINK_BUILD,
-#                             default build/, and the LLVM 19 tools)
+#   bench/run.sh [REPS]          (default 7)
+#
+# Environment:
+#   OFFLINK_BUILD   the build tree (default build/; needs test-bin/ for
+#                   the resolution rows)
+#   BENCH_INPUTS    where generated programs are kept between runs
+#                   (default ~/.cache/offlink-bench: 1000 TUs take minutes
+#                   to compile)
+#   BENCH_SIZES     TU counts of the scaling table (default "1 10 100 1000")
+#   BENCH_SECTIONS  any of: scaling lto relink registration format resolution
+#                   (default: all)
+#   HECBENCH        a checkout of HeCBench: lulesh-omp and rsbench-omp join
+#                   the LTO table
+#
+# Sections (docs/performance.md keeps the latest tables):
+#   scaling       links of N TUs, loose objects and a static library, for
+#                 x86_64 and for x86_64 + nvptx64 sm_90 (when CUDA is
+#                 there); offlink's own wall time (total minus the time
+#                 some tool it started was running, from its time trace);
+#                 when the first device link started after the scan; the
+#                 peak memory of each wrapper process itself (under
+#                 --dry-run, so that no tool's memory is counted)
+#   lto           multi-TU -foffload-lto links
+#   relink        after editing one host-only TU: offlink with its cache
+#                 warm, LLVM's wrapper, and the host link alone
+#   registration  the registration step of a 100-TU link: assembly, C
+#   format        packaging, extracting, bundling, unbundling 512 MiB, with
+#                 cp beside them and each tool's peak memory
+#   resolution    device-symbol resolution through 1k and 10k archive members
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SRC=$PWD
 B=$(realpath "${OFFLINK_BUILD:-build}")
-REPS=${1:-5}
+REPS=${1:-7}
+IN=${BENCH_INPUTS:-$HOME/.cache/offlink-bench}
+SIZES=${BENCH_SIZES:-1 10 100 1000}
+SECTIONS=${BENCH_SECTIONS:-scaling lto relink registration format resolution}
 W=$(mktemp -d "${TMPDIR:-/tmp}/offlink-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib
-OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+export OFFLINK_CACHE_DIR=$W/cache
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+X86=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+NV=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu,nvptx64-nvidia-cuda
+    -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90 --cuda-path="$CUDA"
+    --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib -Wno-unknown-cuda-version)
+have_nv=0
+[ -x "$CUDA/bin/ptxas" ] && [ -x "$CUDA/bin/nvlink" ] && have_nv=1
+mkdir -p "$IN"
 
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 now() { date +%s.%N; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN { print a - b }'; }
 
-# bench NAME CHECK -- OFFLINK_CMD... -- LLVM_CMD...
-# CHECK is a command run after each (it sees $OUT_TOOL = ours|llvm).
+# bench NAME CHECK -- OFFLINK_CMD... -- LLVM_CMD...: medians into $O, $L.
 bench() {
 	local name=$1 check=$2 ours=() llvm=() t0 i
 	shift 3
@@ -30,103 +69,280 @@ bench() {
 	: >"$W/t.ours"; : >"$W/t.llvm"
 	for ((i = 0; i < REPS; i++)); do
 		t0=$(now); "${ours[@]}" >/dev/null 2>&1 || { echo "$name: offlink failed: ${ours[*]}" >&2; exit 1; }
-		awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }' >>"$W/t.ours"
+		elapsed "$t0" >>"$W/t.ours"
 		OUT_TOOL=ours $check || { echo "$name: offlink's output is wrong" >&2; exit 1; }
 		t0=$(now); "${llvm[@]}" >/dev/null 2>&1 || { echo "$name: LLVM failed: ${llvm[*]}" >&2; exit 1; }
-		awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }' >>"$W/t.llvm"
+		elapsed "$t0" >>"$W/t.llvm"
 		OUT_TOOL=llvm $check || { echo "$name: LLVM's output is wrong" >&2; exit 1; }
 	done
-	local o l
-	o=$(median <"$W/t.ours"); l=$(median <"$W/t.llvm")
-	awk -v n="$name" -v o="$o" -v l="$l" 'BEGIN { printf "| %s | %.3f | %.3f | %.2f |\n", n, o, l, l / o }'
+	O=$(median <"$W/t.ours")
+	L=$(median <"$W/t.llvm")
 }
+ratio() { awk -v o="$1" -v l="$2" 'BEGIN { printf "%.2f", l / o }'; }
 
-echo "offlink bench: $(date -u +%F), $(nproc) CPUs, $(uname -m), median of $REPS runs each" >&2
-
-# ---- inputs ----
-# 40 TUs, each with two target regions and a declare-target function.
-mkdir -p "$W/src"
-for i in $(seq 1 40); do
-	cat >"$W/src/k$i.c" <<C
+# gen N DIR TARGETS...: N TUs with a target region and a declare-target
+# function each, and a main calling them all; compiled once, kept.
+gen() {
+	local n=$1 dir=$2
+	shift 2
+	[ -e "$dir/.done" ] && return 0
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for i in $(seq 1 "$n"); do
+		cat >"$dir/k$i.c" <<C
 int dev_$i(int x) { return x * $i + 1; }
 #pragma omp declare target to(dev_$i)
 int run_$i(int *a, int n) {
 #pragma omp target teams distribute parallel for map(tofrom: a[0:n])
   for (int j = 0; j < n; j++) a[j] = dev_$i(a[j]);
-  int s = 0;
-#pragma omp target map(tofrom: s) map(to: a[0:n])
-  for (int j = 0; j < n; j++) s += a[j];
-  return s;
+  return a[0];
 }
 C
-done
-{
-	echo '#include <stdio.h>'
-	for i in $(seq 1 40); do echo "int run_$i(int *, int);"; done
-	echo 'int main(void) { int a[64] = {0}; long s = 0;'
-	for i in $(seq 1 40); do echo "  s += run_$i(a, 64);"; done
-	echo '  printf("%ld\n", s); return 0; }'
-} >"$W/src/main.c"
-for f in "$W"/src/*.c; do clang-19 "${OMP[@]}" -O2 -c "$f" -o "${f%.c}.o"; done
-objs=("$W"/src/k*.o)
-ar rcs "$W/libk.a" "${objs[@]}"
-clang-19 "${OMP[@]}" -B "$B/compat" "$W/src/main.o" "${objs[@]}" -o "$W/ref" && "$W/ref" >"$W/ref.out"
-
-run_ok() { [ "$("$W/prog.$OUT_TOOL")" = "$(cat "$W/ref.out")" ]; }
-
-# HIP relocatable device code, two archs (LLVM 19 cannot link CUDA with
-# CUDA 13, so HIP stands for the GPU registration path).
-for f in hip_k1 hip_k2 hip_main; do
-	clang-19 -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a,gfx908 \
-		-c tests/e2e/gpu/$f.hip -o "$W/$f.o"
-done
-HIPLINK=(--offload-new-driver -fgpu-rdc --hip-link "$W/hip_k1.o" "$W/hip_k2.o" "$W/hip_main.o" -L"$B/lib/offstub")
-# LLVM 19's program crashes reading its unregistered managed variables
-# (docs/compat.md); its registration is logged before that.
-hip_ok() {
-	# (|| exit: the subshell must not exec the program, or this shell
-	# reports the crash.)
-	(OFFSTUB_LOG="$W/hip.$OUT_TOOL.log" LD_LIBRARY_PATH="$B/lib/offstub" "$W/hip.$OUT_TOOL" || exit 1) \
-		>/dev/null 2>&1 || [ $OUT_TOOL = llvm ]
-	grep -q gfx908 "$W/hip.$OUT_TOOL.log"
+	done
+	{
+		echo '#include <stdio.h>'
+		for i in $(seq 1 "$n"); do echo "int run_$i(int *, int);"; done
+		echo 'int main(void) { int a[16] = {0}; long s = 0;'
+		for i in $(seq 1 "$n"); do echo "  s += run_$i(a, 16);"; done
+		echo '  printf("%ld\n", s); return 0; }'
+	} >"$dir/main.c"
+	echo "compiling $n TUs into $dir" >&2
+	(cd "$dir" && ls k*.c main.c | xargs -P"$(nproc)" -I{} sh -c "clang-19 $* -O1 -c {} -o \$(basename {} .c).o") 2>/dev/null
+	(cd "$dir" && ar rcs libk.a k*.o)
+	touch "$dir/.done"
 }
 
-# A 64 MiB image for the format tools.
-head -c $((64 << 20)) /dev/urandom >"$W/big.img"
-head -c $((32 << 20)) /dev/urandom >"$W/dev1.img"
-head -c $((32 << 20)) /dev/urandom >"$W/dev2.img"
-head -c 4096 /dev/urandom >"$W/host.img"
-bundle_ok() { [ -s "$W/b.$OUT_TOOL" ]; }
-unbundle_ok() { cmp -s "$W/dev2.img" "$W/u.$OUT_TOOL"; }
-true_ok() { true; }
+# The wrapper command clang runs for a link (clang -###), for timing the
+# wrapper process alone.
+wrapper_line() {
+	clang-19 "$@" -### 2>&1 | grep -F 'clang-linker-wrapper"'
+}
 
-echo "| case | offlink s | LLVM 19 s | LLVM / offlink |"
-echo "|---|---:|---:|---:|"
-bench "OpenMP link, 41 objects (x86_64 device)" run_ok -- \
-	clang-19 "${OMP[@]}" -B "$B/compat" "$W/src/main.o" "${objs[@]}" -o "$W/prog.ours" -- \
-	clang-19 "${OMP[@]}" "$W/src/main.o" "${objs[@]}" -o "$W/prog.llvm"
-bench "OpenMP link, same, one device-link job each" run_ok -- \
-	clang-19 "${OMP[@]}" -B "$B/compat" -Wl,--wrapper-jobs=1 "$W/src/main.o" "${objs[@]}" -o "$W/prog.ours" -- \
-	clang-19 "${OMP[@]}" -Wl,--wrapper-jobs=1 "$W/src/main.o" "${objs[@]}" -o "$W/prog.llvm"
-bench "OpenMP link, main + static library of 40" run_ok -- \
-	clang-19 "${OMP[@]}" -B "$B/compat" "$W/src/main.o" "$W/libk.a" -o "$W/prog.ours" -- \
-	clang-19 "${OMP[@]}" "$W/src/main.o" "$W/libk.a" -o "$W/prog.llvm"
-bench "HIP -fgpu-rdc link, 3 objects, gfx90a + gfx908" hip_ok -- \
-	clang-19 "${HIPLINK[@]}" -B "$B/compat" -o "$W/hip.ours" -- \
-	clang-19 "${HIPLINK[@]}" -o "$W/hip.llvm"
-bench "package a 64 MiB image" true_ok -- \
-	"$B/bin/offlink-binary" -o "$W/pack.ours" --image=file="$W/big.img",triple=x86_64-pc-linux-gnu,kind=openmp -- \
-	clang-offload-packager-19 -o "$W/pack.llvm" --image=file="$W/big.img",triple=x86_64-pc-linux-gnu,kind=openmp
-cmp -s "$W/pack.ours" "$W/pack.llvm" || { echo "packaged files differ" >&2; exit 1; }
-bench "extract it again" true_ok -- \
-	"$B/bin/offlink-binary" "$W/pack.ours" --image=file="$W/x.ours",triple=x86_64-pc-linux-gnu -- \
-	clang-offload-packager-19 "$W/pack.llvm" --image=file="$W/x.llvm",triple=x86_64-pc-linux-gnu
-cmp -s "$W/x.ours" "$W/big.img" && cmp -s "$W/x.llvm" "$W/big.img" || { echo "extracted images differ" >&2; exit 1; }
-T=-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a,hip-amdgcn-amd-amdhsa--gfx908
-bench "bundle 3 files, 64 MiB" bundle_ok -- \
-	"$B/bin/offlink-bundler" -type=o -bundle-align=4096 $T -input="$W/host.img" -input="$W/dev1.img" -input="$W/dev2.img" -output="$W/b.ours" -- \
-	clang-offload-bundler-19 -type=o -bundle-align=4096 $T -input="$W/host.img" -input="$W/dev1.img" -input="$W/dev2.img" -output="$W/b.llvm"
-cmp -s "$W/b.ours" "$W/b.llvm" || { echo "bundles differ" >&2; exit 1; }
-bench "unbundle one 32 MiB entry" unbundle_ok -- \
-	"$B/bin/offlink-bundler" -type=o -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx908 -input="$W/b.ours" -output="$W/u.ours" -- \
-	clang-offload-bundler-19 -type=o -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx908 -input="$W/b.llvm" -output="$W/u.llvm"
+# trace_stats TRACE: "own_ms start_ms": offlink's wall time not covered by
+# any tool it ran, and when the first device link started after the scan.
+trace_stats() {
+	jq -r '
+	  [.traceEvents[] | select(.tid == 1)] as $p |
+	  ($p | map(.ts + .dur) | max) as $last |
+	  ([.traceEvents[] | select(.tid == 2)] | sort_by(.ts)) as $c |
+	  (reduce $c[] as $e ({busy: 0, upto: 0};
+	     if $e.ts + $e.dur <= .upto then .
+	     elif $e.ts >= .upto then .busy += $e.dur | .upto = $e.ts + $e.dur
+	     else .busy += ($e.ts + $e.dur - .upto) | .upto = $e.ts + $e.dur end)) as $u |
+	  ($p[] | select(.name == "ol_scan_inputs") | .ts + .dur) as $scan |
+	  ($p[] | select(.name == "ol_run_device_links") | .ts) as $dl |
+	  "\((($last - $u.busy) / 1000) | floor) \((($dl - $scan) / 1000) | floor)"' "$1"
+}
+
+peak_kb() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+
+echo "offlink bench: $(date -u +%F), $(nproc) CPUs, $(uname -m), median of $REPS runs each" >&2
+
+# ---- scaling ----
+if want scaling; then
+	echo
+	echo "| link | offlink s | LLVM 19 s | LLVM / offlink | offlink own s | first device link after scan ms | wrapper peak MiB, dry run: offlink / LLVM |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	configs=(x86)
+	[ $have_nv = 1 ] && configs+=(nv)
+	for cfg in "${configs[@]}"; do
+		flags=("${X86[@]}") label="x86_64"
+		[ "$cfg" = nv ] && flags=("${NV[@]}") label="x86_64 + sm_90"
+		for n in $SIZES; do
+			dir=$IN/$cfg-$n
+			gen "$n" "$dir" "${flags[*]}"
+			(cd "$dir" && clang-19 "${flags[@]}" main.o k*.o -o ref && ./ref >ref.out)
+			for form in loose archive; do
+				if [ $form = loose ]; then inputs=("$dir/main.o" "$dir"/k*.o); else inputs=("$dir/main.o" "$dir/libk.a"); fi
+				ok() { [ "$("$W/p.$OUT_TOOL")" = "$(cat "$dir/ref.out")" ]; }
+				bench "$n $form" ok -- \
+					clang-19 "${flags[@]}" -B "$B/compat" -Wl,--no-cache "${inputs[@]}" -o "$W/p.ours" -- \
+					clang-19 "${flags[@]}" "${inputs[@]}" -o "$W/p.llvm"
+				clang-19 "${flags[@]}" -B "$B/compat" "${inputs[@]}" -o "$W/p.ours" \
+					-Wl,--no-cache,--wrapper-time-trace="$W/trace.json"
+				read -r own start < <(trace_stats "$W/trace.json")
+				eval "ow=($(wrapper_line "${flags[@]}" -B "$B/compat" "${inputs[@]}" -o "$W/p.ours"))"
+				eval "lw=($(wrapper_line "${flags[@]}" "${inputs[@]}" -o "$W/p.llvm"))"
+				# (--dry-run: the wrapper's own memory, no tool's)
+				mo=$(peak_kb "${ow[@]}" --no-cache --dry-run)
+				ml=$(peak_kb "${lw[@]}" --dry-run)
+				printf '| %s, %s TUs, %s | %.3f | %.3f | %s | %.3f | %s | %d / %d |\n' "$label" "$n" \
+					"$([ $form = loose ] && echo "objects" || echo "static library")" "$O" "$L" \
+					"$(ratio "$O" "$L")" "$(awk -v v="$own" 'BEGIN { print v / 1000 }')" "$start" \
+					$((mo / 1024)) $((ml / 1024))
+			done
+		done
+	done
+fi
+
+# ---- LTO ----
+if want lto; then
+	echo
+	echo "| -foffload-lto link | offlink s | LLVM 19 s | LLVM / offlink |"
+	echo "|---|---:|---:|---:|"
+	lto_case() { # LABEL DIR FLAGS... -- INPUTS...
+		local label=$1 dir=$2 flags=() inputs=()
+		shift 2
+		while [ "$1" != -- ]; do flags+=("$1"); shift; done
+		shift
+		inputs=("$@")
+		(cd "$dir" && clang-19 "${flags[@]}" "${inputs[@]}" -o ref -lm && ./ref >ref.out) ||
+			{ echo "$label: the reference does not build" >&2; return; }
+		ok() { [ "$("$W/l.$OUT_TOOL")" = "$(cat "$dir/ref.out")" ]; }
+		bench "$label" ok -- \
+			clang-19 "${flags[@]}" -B "$B/compat" -Wl,--no-cache "${inputs[@]}" -lm -o "$W/l.ours" -- \
+			clang-19 "${flags[@]}" "${inputs[@]}" -lm -o "$W/l.llvm"
+		printf '| %s | %.3f | %.3f | %s |\n' "$label" "$O" "$L" "$(ratio "$O" "$L")"
+	}
+	for cfg in x86 nv; do
+		[ $cfg = nv ] && [ $have_nv = 0 ] && continue
+		flags=("${X86[@]}")
+		[ $cfg = nv ] && flags=("${NV[@]}")
+		dir=$IN/lto-$cfg
+		gen 40 "$dir" "${flags[*]} -foffload-lto"
+		lto_case "40 TUs, $([ $cfg = nv ] && echo "x86_64 + sm_90" || echo x86_64)" "$dir" \
+			"${flags[@]}" -foffload-lto -- "$dir/main.o" "$dir"/k*.o
+	done
+	if [ -n "${HECBENCH:-}" ]; then
+		for app in lulesh-omp rsbench-omp; do
+			dir=$IN/$app
+			if [ ! -e "$dir/.done" ]; then
+				rm -rf "$dir"; mkdir -p "$dir"
+				cp "$HECBENCH/src/$app"/*.c* "$HECBENCH/src/$app"/*.h "$dir"/ 2>/dev/null || true
+				for f in "$dir"/*.c "$dir"/*.cc; do
+					[ -e "$f" ] || continue
+					clang-19 "${X86[@]}" -foffload-lto -O3 $([ "${f##*.}" = cc ] && echo "-x c++ -std=c++17") \
+						-c "$f" -o "${f%.*}.o"
+				done
+				touch "$dir/.done"
+			fi
+			lto_case "HeCBench $app, x86_64" "$dir" "${X86[@]}" -foffload-lto -- "$dir"/*.o $([ $app = lulesh-omp ] && echo -lstdc++)
+		done
+	fi
+fi
+
+# ---- warm relink ----
+if want relink; then
+	echo
+	echo "| relink after a host-only edit | offlink s (cache warm) | LLVM 19 s | host link alone s | above the host link: offlink / LLVM |"
+	echo "|---|---:|---:|---:|---:|"
+	for n in 100 1000; do
+		[[ " $SIZES " == *" $n "* ]] || continue
+		dir=$IN/x86-$n
+		gen "$n" "$dir" "${X86[*]}"
+		cp "$dir/main.c" "$W/main.c"
+		sed -i 's/printf("%ld\\n", s)/printf("sum %ld\\n", s)/' "$W/main.c"
+		clang-19 "${X86[@]}" -O1 -c "$W/main.c" -o "$W/main.o"
+		# the cache warm from the link before the edit
+		clang-19 "${X86[@]}" -B "$B/compat" "$dir/main.o" "$dir"/k*.o -o "$W/r.ours"
+		clang-19 "${X86[@]}" -B "$B/compat" "$W/main.o" "$dir"/k*.o -o "$W/r.ours" -Wl,--wrapper-verbose 2>"$W/relink.v"
+		grep -q "device-link cache hit" "$W/relink.v" || { echo "relink: no cache hit" >&2; exit 1; }
+		grep -q -- "-shared" "$W/relink.v" && { echo "relink: a device link ran" >&2; exit 1; }
+		ok() { "$W/r.$OUT_TOOL" | grep -q '^sum '; }
+		bench "relink $n" ok -- \
+			clang-19 "${X86[@]}" -B "$B/compat" "$W/main.o" "$dir"/k*.o -o "$W/r.ours" -- \
+			clang-19 "${X86[@]}" "$W/main.o" "$dir"/k*.o -o "$W/r.llvm"
+		# the same objects linked as a plain host program (their offload
+		# sections are SHF_EXCLUDE: dropped), the runtime named by hand
+		: >"$W/t.host"
+		for ((i = 0; i < REPS; i++)); do
+			t0=$(now)
+			clang-19 -fopenmp "$W/main.o" "$dir"/k*.o -L/usr/lib/llvm-19/lib -lomptarget -o "$W/r.host" ||
+				{ echo "relink: the plain host link fails" >&2; exit 1; }
+			elapsed "$t0" >>"$W/t.host"
+		done
+		H=$(median <"$W/t.host")
+		printf '| %s TUs, x86_64 | %.3f | %.3f | %.3f | %s |\n' "$n" "$O" "$L" "$H" \
+			"$(awk -v o="$O" -v l="$L" -v h="$H" 'BEGIN { printf "%.2f", (o - h) / (l - h) }')"
+	done
+fi
+
+# ---- registration ----
+if want registration; then
+	echo
+	echo "| registration step, 100 TUs (time trace) | ms |"
+	echo "|---|---:|"
+	dir=$IN/x86-100
+	gen 100 "$dir" "${X86[*]}"
+	for form in asm c; do
+		: >"$W/t.reg"
+		for ((i = 0; i < REPS; i++)); do
+			clang-19 "${X86[@]}" -B "$B/compat" "$dir/main.o" "$dir"/k*.o -o "$W/g" \
+				-Wl,--registration=$form,--wrapper-time-trace="$W/reg.json"
+			jq '.traceEvents[] | select(.name == "ol_build_wrappers") | .dur / 1000' "$W/reg.json" >>"$W/t.reg"
+		done
+		printf '| %s | %.1f |\n' "$([ $form = asm ] && echo "assembly (as)" || echo "C (clang)")" "$(median <"$W/t.reg")"
+	done
+fi
+
+# ---- format tools ----
+if want format; then
+	echo
+	echo "| 512 MiB | offlink s | LLVM 19 s | cp s | offlink / cp speed | peak MiB offlink / LLVM |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	head -c $((512 << 20)) /dev/urandom >"$W/big.img"
+	head -c 4096 /dev/urandom >"$W/host.img"
+	true_ok() { true; }
+	fresh() { rm -f "$W"/out.*; }
+	cp_median() {
+		: >"$W/t.cp"
+		for ((i = 0; i < REPS; i++)); do
+			rm -f "$W/cp.out"; t0=$(now); cp "$1" "$W/cp.out"; elapsed "$t0" >>"$W/t.cp"
+		done
+		median <"$W/t.cp"
+	}
+	C=$(cp_median "$W/big.img")
+	row() { # LABEL OURS-PEAK LLVM-PEAK
+		printf '| %s | %.3f | %.3f | %.3f | %s | %d / %d |\n' "$1" "$O" "$L" "$C" \
+			"$(awk -v o="$O" -v c="$C" 'BEGIN { printf "%.2f", c / o }')" $(($2 / 1024)) $(($3 / 1024))
+	}
+	T=-targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a
+	bench "package" fresh -- \
+		"$B/bin/offlink-binary" -o "$W/out.pack" --image=file="$W/big.img",triple=x86_64-pc-linux-gnu,kind=openmp -- \
+		clang-offload-packager-19 -o "$W/out.pack" --image=file="$W/big.img",triple=x86_64-pc-linux-gnu,kind=openmp
+	row "package (offlink-binary / clang-offload-packager)" \
+		"$(peak_kb "$B/bin/offlink-binary" -o "$W/p1" --image=file="$W/big.img",triple=x86_64-pc-linux-gnu,kind=openmp)" \
+		"$(peak_kb clang-offload-packager-19 -o "$W/p2" --image=file="$W/big.img",triple=x86_64-pc-linux-gnu,kind=openmp)"
+	cmp -s "$W/p1" "$W/p2" || { echo "packaged files differ" >&2; exit 1; }
+	bench "extract" fresh -- \
+		"$B/bin/offlink-binary" "$W/p1" --image=file="$W/out.x",triple=x86_64-pc-linux-gnu -- \
+		clang-offload-packager-19 "$W/p2" --image=file="$W/out.x",triple=x86_64-pc-linux-gnu
+	row "extract it" "$(peak_kb "$B/bin/offlink-binary" "$W/p1" --image=file="$W/x1",triple=x86_64-pc-linux-gnu)" \
+		"$(peak_kb clang-offload-packager-19 "$W/p2" --image=file="$W/x2",triple=x86_64-pc-linux-gnu)"
+	cmp -s "$W/x1" "$W/big.img" || { echo "extracted image differs" >&2; exit 1; }
+	rm -f "$W/p1" "$W/p2" "$W/x1" "$W/x2"
+	bench "bundle" fresh -- \
+		"$B/bin/offlink-bundler" -type=o -bundle-align=4096 $T -input="$W/host.img" -input="$W/big.img" -output="$W/out.b" -- \
+		clang-offload-bundler-19 -type=o -bundle-align=4096 $T -input="$W/host.img" -input="$W/big.img" -output="$W/out.b"
+	row "bundle (offlink-bundler / clang-offload-bundler)" \
+		"$(peak_kb "$B/bin/offlink-bundler" -type=o -bundle-align=4096 $T -input="$W/host.img" -input="$W/big.img" -output="$W/b1")" \
+		"$(peak_kb clang-offload-bundler-19 -type=o -bundle-align=4096 $T -input="$W/host.img" -input="$W/big.img" -output="$W/b2")"
+	cmp -s "$W/b1" "$W/b2" || { echo "bundles differ" >&2; exit 1; }
+	bench "unbundle" fresh -- \
+		"$B/bin/offlink-bundler" -type=o -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx90a -input="$W/b1" -output="$W/out.u" -- \
+		clang-offload-bundler-19 -type=o -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx90a -input="$W/b2" -output="$W/out.u"
+	row "unbundle it" \
+		"$(peak_kb "$B/bin/offlink-bundler" -type=o -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx90a -input="$W/b1" -output="$W/u1")" \
+		"$(peak_kb clang-offload-bundler-19 -type=o -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx90a -input="$W/b2" -output="$W/u2")"
+	cmp -s "$W/u1" "$W/big.img" || { echo "unbundled image differs" >&2; exit 1; }
+	rm -f "$W"/big.img "$W"/b1 "$W"/b2 "$W"/u1 "$W"/u2 "$W"/out.*
+fi
+
+# ---- device-symbol resolution ----
+if want resolution; then
+	echo
+	echo "| device-symbol resolution, members taken one after another | select_archive_members ms | per member µs |"
+	echo "|---|---:|---:|"
+	for n in 1000 10000; do
+		mkdir -p "$W/chain$n"
+		"$B/test-bin/make_chain" $n "$W/chain$n"
+		: >"$W/t.res"
+		for ((i = 0; i < REPS; i++)); do
+			"$B/bin/offlink" --dry-run --no-cache --host-triple=x86_64-pc-linux-gnu --linker-path=/bin/true \
+				"$W/chain$n/main.o" "$W/chain$n/chain.a" --wrapper-time-trace="$W/res.json" >/dev/null 2>&1
+			jq '.traceEvents[] | select(.name == "ol_select_archive_members") | .dur / 1000' "$W/res.json" >>"$W/t.res"
+		done
+		m=$(median <"$W/t.res")
+		printf '| %d members | %.1f | %.2f |\n' $n "$m" "$(awk -v m="$m" -v n=$n 'BEGIN { print m * 1000 / n }')"
+	done
+fi
