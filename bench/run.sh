@@ -119,7 +119,8 @@ wrapper_line() {
 }
 
 # trace_stats TRACE: "own_ms start_ms": offlink's wall time not covered by
-# any tool it ran, and when the first device link started after the scan.
+# any tool it ran, and when the first tool (a device link) started after
+# the scan ended.
 trace_stats() {
 	jq -r '
 	  [.traceEvents[] | select(.tid == 1)] as $p |
@@ -130,7 +131,7 @@ trace_stats() {
 	     elif $e.ts >= .upto then .busy += $e.dur | .upto = $e.ts + $e.dur
 	     else .busy += ($e.ts + $e.dur - .upto) | .upto = $e.ts + $e.dur end)) as $u |
 	  ($p[] | select(.name == "ol_scan_inputs") | .ts + .dur) as $scan |
-	  ($p[] | select(.name == "ol_run_device_links") | .ts) as $dl |
+	  ($c[0].ts) as $dl |
 	  "\((($last - $u.busy) / 1000) | floor) \((($dl - $scan) / 1000) | floor)"' "$1"
 }
 
@@ -138,8 +139,24 @@ peak_kb() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 
 echo "offlink bench: $(date -u +%F), $(nproc) CPUs, $(uname -m), median of $REPS runs each" >&2
 
+# fs_probe: what creating 1000 small files (a cubin each, for nvlink,
+# which reads neither archives nor several cubins from one file) costs in
+# TMPDIR right now: both wrappers pay it once per NVPTX image, and on a
+# busy disk it moves the NVPTX rows more than anything either tool does.
+fs_probe() {
+	local d blob t0 i
+	d=$(mktemp -d "${TMPDIR:-/tmp}/offlink-fsprobe.XXXXXX")
+	blob=$(head -c 6856 /dev/zero | tr '\0' x)
+	t0=$(now)
+	for ((i = 0; i < 1000; i++)); do printf '%s' "$blob" >"$d/$i.cubin"; done
+	printf 'creating 1000 files of 6.7 KiB in %s: %.3f s\n' "${TMPDIR:-/tmp}" "$(elapsed "$t0")"
+	rm -rf "$d"
+}
+
 # ---- scaling ----
 if want scaling; then
+	echo
+	fs_probe
 	echo
 	echo "| link | offlink s | LLVM 19 s | LLVM / offlink | offlink own s | first device link after scan ms | wrapper peak MiB, dry run: offlink / LLVM |"
 	echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -161,6 +178,7 @@ if want scaling; then
 				clang-19 "${flags[@]}" -B "$B/compat" "${inputs[@]}" -o "$W/p.ours" \
 					-Wl,--no-cache,--wrapper-time-trace="$W/trace.json"
 				read -r own start < <(trace_stats "$W/trace.json")
+				[ "$n" = 1000 ] && [ "$cfg" = nv ] && [ $form = archive ] && fs_probe >&2
 				eval "ow=($(wrapper_line "${flags[@]}" -B "$B/compat" "${inputs[@]}" -o "$W/p.ours"))"
 				eval "lw=($(wrapper_line "${flags[@]}" "${inputs[@]}" -o "$W/p.llvm"))"
 				# (--dry-run: the wrapper's own memory, no tool's)

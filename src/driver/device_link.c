@@ -502,6 +502,7 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		jobs[i].prepare = l->opt.dry_run ? NULL : write_inputs;
 		jobs[i].complete = l->opt.dry_run ? NULL : store_image;
 		jobs[i].ctx = &gi[i];
+		jobs[i].prepare_cost = l->groups[i].inputs_archive ? 1 : l->groups[i].nimages;
 	}
 	/* Under make -j (or --wrapper-jobs=jobserver), make's slots decide;
 	 * a number given with --wrapper-jobs wins. */

@@ -60,7 +60,8 @@ static enum ol_err dry_run_all(struct ol_job *jobs, size_t n,
 	return OL_OK;
 }
 
-/* The runnable job with the fewest steps done, or NULL. */
+/* The runnable job with the fewest steps done, among those the one whose
+ * prepare is cheapest (only a job's first step has one), or NULL. */
 static struct ol_job *next_job(struct ol_job *jobs, size_t n)
 {
 	struct ol_job *best = NULL;
@@ -70,7 +71,8 @@ static struct ol_job *next_job(struct ol_job *jobs, size_t n)
 
 		if (j->running || j->failed || j->done >= j->nsteps)
 			continue;
-		if (!best || j->done < best->done)
+		if (!best || j->done < best->done ||
+		    (j->done == best->done && j->done == 0 && j->prepare_cost < best->prepare_cost))
 			best = j;
 	}
 	return best;

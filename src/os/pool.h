@@ -21,6 +21,10 @@ struct ol_job {
 	/* Called when the last step has succeeded, or NULL. */
 	void (*complete)(struct ol_job *j, void *ctx);
 	void *ctx;
+	/* How much prepare writes (files), to start cheap jobs first: a chain
+	 * whose inputs take a moment to write then runs while the next one's
+	 * are being written, not after. */
+	size_t prepare_cost;
 	/* results */
 	size_t done;         /* steps that finished successfully */
 	int failed;          /* 1 if a step failed; diag says why */
@@ -33,7 +37,8 @@ struct ol_job {
 };
 
 /* Run every job, at most max_procs processes at a time.  A free slot goes
- * to the job with the fewest steps done (then the first): every chain
+ * to the job with the fewest steps done (then the cheapest prepare, then
+ * the first): every chain
  * gets its first step before any gets its second, so a short link never
  * waits behind two long chains.  A failing chain
  * stops; the others run to the end so every failure is reported in one go.
