@@ -30,8 +30,8 @@ struct ol_pieces {
 /* Append a reference to len bytes at data (which must outlive p). */
 enum ol_err ol_pieces_ref(struct ol_pieces *p, const void *data, size_t len);
 /* The references that point into the mapping data[0..len) of the file
- * fd learn where they are in it, so a writer can have the kernel copy
- * them (copy_file_range) instead of reading them through the mapping. */
+ * fd learn where they are in it, so a writer can reflink them or read
+ * them from the file in large blocks instead of faulting in the mapping. */
 void ol_pieces_attach_file(struct ol_pieces *p, const void *data, size_t len, int fd);
 /* Close the list: the own bytes written since the last reference. */
 enum ol_err ol_pieces_finish(struct ol_pieces *p);

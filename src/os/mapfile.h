@@ -29,8 +29,8 @@ static inline int ol_map_fd(const struct ol_map *m)
  * instead, up to 1 GiB.  Directories are OL_E_IO errors. */
 enum ol_err ol_map_file(const char *path, struct ol_map *m, struct ol_diag *d);
 /* The same, keeping the file open in m->fd (-1 when it was read, not
- * mapped), so that its bytes can be copied to an output by the kernel
- * (copy_file_range) rather than through the mapping.  For the few inputs
+ * mapped), so that its bytes can be copied to an output from the file
+ * (a reflink, or pread in large blocks) rather than through the mapping.  For the few inputs
  * of a format tool, not for a link's thousands. */
 enum ol_err ol_map_file_fd(const char *path, struct ol_map *m, struct ol_diag *d);
 /* Unmap (no-op on an empty map), and close a kept file. */

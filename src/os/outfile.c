@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -178,33 +180,29 @@ enum ol_err ol_write_file_atomic(const char *dest, const void *buf, size_t len,
 }
 
 /* Copy len bytes at off in file in to out's position (out_off).  Where
- * both offsets sit on a block boundary, copy_file_range: in the kernel, a
- * reflink where the file system has them.  Elsewhere (an image behind a
- * 120-byte header) the kernel's splice works page by page straddling two
- * pages, measured 1.5x slower than cp on ext4, so a 1 MiB buffer through
- * pread and write instead -- still streaming, memory bounded, no page
- * faults through a mapping.  Returns how many were copied: fewer when
- * neither works here, and the caller writes the rest from the mapping. */
+ * both offsets sit on a block boundary, first a reflink (FICLONERANGE:
+ * btrfs, XFS; no bytes copied at all).  Otherwise through a 1 MiB buffer
+ * with pread and pwrite: streaming, memory bounded, no page faults
+ * through a mapping.  Not copy_file_range: without reflinks it splices
+ * page by page, measured on ext4 at 0.7x the speed of cp for an image
+ * behind a header (aligned or not), while the buffer keeps pace with cp.
+ * Returns how many were copied: fewer when neither works here, and the
+ * caller writes the rest from the mapping. */
 #define COPY_ALIGN 4096
 #define COPY_CHUNK (1u << 20)
 
 static size_t kernel_copy(int in, uint64_t off, int out, uint64_t out_off, size_t len)
 {
-	loff_t pos = (loff_t)off;
 	size_t done = 0;
 	char *buf;
 
 	if (off % COPY_ALIGN == 0 && out_off % COPY_ALIGN == 0) {
-		while (done < len) {
-			ssize_t n = copy_file_range(in, &pos, out, NULL, len - done, 0);
+		struct file_clone_range r = { .src_fd = in, .src_offset = off,
+					      .src_length = len, .dest_offset = out_off };
 
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			done += (size_t)n;
-		}
-		return done;
+		if (ioctl(out, FICLONERANGE, &r) == 0 &&
+		    lseek(out, (off_t)(out_off + len), SEEK_SET) >= 0)
+			return len;
 	}
 	if (len < COPY_CHUNK || !(buf = malloc(COPY_CHUNK)))
 		return 0;
