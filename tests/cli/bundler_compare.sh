@@ -40,6 +40,18 @@ for type in bc gch ast o; do
 		n=$((n + 4))
 	done
 done
+# Images of several MiB are written from the input file, not the
+# mapping: in 1 MiB blocks off a block boundary, and at -bundle-align=4096
+# through a reflink where the file system has one (else the same blocks).
+head -c 3500000 /dev/urandom >big.bin
+for align in 1 4096; do
+	both "big-$align" -type=o -bundle-align=$align -targets=$H,$T2,$T1 \
+		-input=host.bin -input=big.bin -input=dev2.bin
+	n=$((n + 1))
+done
+check "unbundle big (ours)" "${OURS[@]}" -type=o -unbundle -targets=$T2 -input=big-4096.ours -output=big.back
+same_bytes big.bin big.back
+
 # HIP-only bundles need no host entry; 3-field triples are padded.
 both hip-only -type=bc -targets=hip-amdgcn-amd-amdhsa-gfx90a,$T3 -input=dev1.bin -input=dev2.bin
 both three-field -type=bc -targets=host-x86_64-unknown-linux,$T4 -input=host.bin -input=dev1.bin
