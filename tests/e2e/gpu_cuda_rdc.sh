@@ -71,7 +71,7 @@ contains dry.txt "fatbinary --version"
 contains dry.txt "cuda nvptx64-nvidia-cuda sm_90: 3 images"
 contains dry.txt "nvlink -arch=sm_80 -o"
 # (images in LLVM 19's order: its sort puts sm_90 before sm_80)
-contains dry.txt "--create /tmp/offlink-XXXXXX/cuda.fatbin --image3=kind=elf,sm=90"
+contains dry.txt "--create $TMPDIR/offlink-XXXXXX/cuda.fatbin --image3=kind=elf,sm=90"
 [ ! -e prog.dry ] || fail "--dry-run wrote prog.dry"
 
 # The wrapper struct: magic 0x466243b1, version 1.

@@ -16,6 +16,12 @@ HELP=$OFFLINK_BUILD/test-bin
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/offlink-test.XXXXXX")
+# Every tool's temporaries inside the test's directory: LLVM's wrapper and
+# clang's CUDA jobs leave files behind, and /tmp is not the tests' to fill
+# (libomptarget's host plugin still writes /tmp/tmpfile_*: its path is
+# fixed).  A test that checks for left-over temporaries looks here.
+mkdir -p "$T/tmp"
+export TMPDIR=$T/tmp
 # Each test starts with an empty device-link cache of its own.
 export OFFLINK_CACHE_DIR=$T/device-cache
 trap '[ "${KEEP_T:-0}" = 1 ] || rm -rf "$T"' EXIT
