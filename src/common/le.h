@@ -53,6 +53,24 @@ static inline void ol_put_le64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* A little-endian field of n bytes (1 to 8), for code that handles fields
+ * of several widths alike (the test mutators: a table of offsets and
+ * widths). */
+static inline uint64_t ol_le_n(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline void ol_put_le_n(uint8_t *p, int n, uint64_t v)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* Round v up to a multiple of align (a power of two).  Callers make sure
  * v is far from UINT64_MAX; see ol_align_up_checked for untrusted input. */
 static inline uint64_t ol_align_up(uint64_t v, uint64_t align)

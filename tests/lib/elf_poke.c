@@ -10,20 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
+#include "common/le.h"
 
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, int n, uint64_t v)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static uint8_t *load(const char *path, size_t *n)
 {
@@ -53,36 +41,36 @@ int main(int argc, char **argv)
 	}
 	p = load(argv[1], &n);
 	value = strtoull(argv[4], NULL, 0);
-	shoff = get(p + 0x28, 8);
-	shentsize = get(p + 0x3a, 2);
-	shnum = get(p + 0x3c, 2);
+	shoff = ol_le_n(p + 0x28, 8);
+	shentsize = ol_le_n(p + 0x3a, 2);
+	shnum = ol_le_n(p + 0x3c, 2);
 	if (shentsize != 64 || shoff > n || shnum > (n - shoff) / 64) {
 		fprintf(stderr, "elf_poke: %s: not an ELF64 object this tool can edit\n", argv[1]);
 		return 2;
 	}
 	sh = p + shoff;
-	strtab = get(sh + 64 * get(p + 0x3e, 2) + 0x18, 8);
+	strtab = ol_le_n(sh + 64 * ol_le_n(p + 0x3e, 2) + 0x18, 8);
 	for (size_t i = 1; i < shnum; i++)
-		if (strcmp((char *)p + strtab + get(sh + 64 * i, 4), argv[3]) == 0)
+		if (strcmp((char *)p + strtab + ol_le_n(sh + 64 * i, 4), argv[3]) == 0)
 			target = i;
 	if (!target) {
 		fprintf(stderr, "elf_poke: %s: no section %s\n", argv[1], argv[3]);
 		return 2;
 	}
 	if (strcmp(argv[2], "section-offset") == 0) {
-		put(sh + 64 * target + 0x18, 8, value);
+		ol_put_le_n(sh + 64 * target + 0x18, 8, value);
 	} else {
 		size_t i;
 
 		for (i = 1; i < shnum; i++)
-			if (get(sh + 64 * i + 4, 4) == 4 /* SHT_RELA */ &&
-			    get(sh + 64 * i + 0x2c, 4) == target)
+			if (ol_le_n(sh + 64 * i + 4, 4) == 4 /* SHT_RELA */ &&
+			    ol_le_n(sh + 64 * i + 0x2c, 4) == target)
 				break;
 		if (i == shnum) {
 			fprintf(stderr, "elf_poke: %s: no relocations for %s\n", argv[1], argv[3]);
 			return 2;
 		}
-		put(p + get(sh + 64 * i + 0x18, 8), 8, value);
+		ol_put_le_n(p + ol_le_n(sh + 64 * i + 0x18, 8), 8, value);
 	}
 	FILE *f = fopen(argv[1], "wb");
 	if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {

@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/le.h"
+
 static uint64_t rng;
 
 /* splitmix64 */
@@ -41,20 +43,6 @@ static uint64_t between(uint64_t lo, uint64_t hi)
 	return hi - lo == UINT64_MAX ? next() : lo + next() % (hi - lo + 1);
 }
 
-static uint64_t get(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put(uint8_t *p, int n, uint64_t v)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* A value past limit: just past it, far past it, or one that wraps when
  * a small offset is added. */
@@ -131,17 +119,17 @@ static struct elf parse_elf(struct buf b)
 	struct elf e;
 	size_t strtab;
 
-	e.shoff = get(b.p + 0x28, 8);
-	e.shnum = get(b.p + 0x3c, 2);
-	e.shstrndx = get(b.p + 0x3e, 2);
-	strtab = get(b.p + e.shoff + 64 * e.shstrndx + 0x18, 8);
+	e.shoff = ol_le_n(b.p + 0x28, 8);
+	e.shnum = ol_le_n(b.p + 0x3c, 2);
+	e.shstrndx = ol_le_n(b.p + 0x3e, 2);
+	strtab = ol_le_n(b.p + e.shoff + 64 * e.shstrndx + 0x18, 8);
 	for (size_t i = 1; i < e.shnum; i++) {
 		const uint8_t *sh = b.p + e.shoff + 64 * i;
 
-		if (strcmp((const char *)b.p + strtab + get(sh, 4), ".llvm.offloading") == 0) {
+		if (strcmp((const char *)b.p + strtab + ol_le_n(sh, 4), ".llvm.offloading") == 0) {
 			e.sect_hdr = e.shoff + 64 * i;
-			e.off = get(sh + 0x18, 8);
-			e.size = get(sh + 0x20, 8);
+			e.off = ol_le_n(sh + 0x18, 8);
+			e.size = ol_le_n(sh + 0x20, 8);
 			return e;
 		}
 	}
@@ -161,7 +149,7 @@ static struct buf mutate_object(struct buf seed, char *what, size_t len)
 	struct buf b = copy(seed);
 	struct elf e = parse_elf(b);
 	uint8_t *ob = b.p + e.off;
-	uint64_t size = get(ob + OB_SIZE, 8), entry = get(ob + OB_ENTRY_OFF, 8);
+	uint64_t size = ol_le_n(ob + OB_SIZE, 8), entry = ol_le_n(ob + OB_ENTRY_OFF, 8);
 	uint8_t *en = ob + entry;
 	uint64_t v;
 
@@ -171,23 +159,23 @@ static struct buf mutate_object(struct buf seed, char *what, size_t len)
 		snprintf(what, len, "file cut to %zu bytes", b.n);
 		break;
 	case 1:
-		put(b.p + 0x28, 8, v = past(seed.n));
+		ol_put_le_n(b.p + 0x28, 8, v = past(seed.n));
 		snprintf(what, len, "e_shoff %llu, past the end", (unsigned long long)v);
 		break;
 	case 2:
-		put(b.p + 0x3e, 2, v = between(e.shnum, 0xfeff));
+		ol_put_le_n(b.p + 0x3e, 2, v = between(e.shnum, 0xfeff));
 		snprintf(what, len, "e_shstrndx %llu of %zu sections", (unsigned long long)v, e.shnum);
 		break;
 	case 3:
-		put(b.p + e.sect_hdr + 0x18, 8, v = past(seed.n - e.size));
+		ol_put_le_n(b.p + e.sect_hdr + 0x18, 8, v = past(seed.n - e.size));
 		snprintf(what, len, "section offset %llu, past the end", (unsigned long long)v);
 		break;
 	case 4:
-		put(b.p + e.sect_hdr + 0x20, 8, v = past(seed.n - e.off));
+		ol_put_le_n(b.p + e.sect_hdr + 0x20, 8, v = past(seed.n - e.off));
 		snprintf(what, len, "section size %llu, past the end", (unsigned long long)v);
 		break;
 	case 5:
-		put(b.p + e.sect_hdr + 0x20, 8, v = between(1, e.size - 1));
+		ol_put_le_n(b.p + e.sect_hdr + 0x20, 8, v = between(1, e.size - 1));
 		snprintf(what, len, "section cut to %llu of its %zu bytes", (unsigned long long)v, e.size);
 		break;
 	case 6:
@@ -196,44 +184,44 @@ static struct buf mutate_object(struct buf seed, char *what, size_t len)
 		snprintf(what, len, "magic byte %llu changed", (unsigned long long)v);
 		break;
 	case 7:
-		put(ob + OB_VERSION, 4, v = next() % 2 ? 0 : between(4, UINT32_MAX));
+		ol_put_le_n(ob + OB_VERSION, 4, v = next() % 2 ? 0 : between(4, UINT32_MAX));
 		snprintf(what, len, "binary version %llu", (unsigned long long)v);
 		break;
 	case 8:
-		put(ob + OB_SIZE, 8, v = next() % 2 ? between(0, 31) : past(e.size));
+		ol_put_le_n(ob + OB_SIZE, 8, v = next() % 2 ? between(0, 31) : past(e.size));
 		snprintf(what, len, "binary size %llu (section %zu)", (unsigned long long)v, e.size);
 		break;
 	case 9:
-		put(ob + OB_ENTRY_OFF, 8, v = past(size));
+		ol_put_le_n(ob + OB_ENTRY_OFF, 8, v = past(size));
 		snprintf(what, len, "entry offset %llu", (unsigned long long)v);
 		break;
 	case 10:
-		put(ob + OB_ENTRY_SIZE, 8, v = past(size - entry));
+		ol_put_le_n(ob + OB_ENTRY_SIZE, 8, v = past(size - entry));
 		snprintf(what, len, "entry size %llu", (unsigned long long)v);
 		break;
 	case 11:
-		put(en + EN_STR_OFF, 8, v = past(size));
+		ol_put_le_n(en + EN_STR_OFF, 8, v = past(size));
 		snprintf(what, len, "string table offset %llu", (unsigned long long)v);
 		break;
 	case 12:
-		put(en + EN_NSTR, 8, v = past(size / 16));
+		ol_put_le_n(en + EN_NSTR, 8, v = past(size / 16));
 		snprintf(what, len, "%llu strings", (unsigned long long)v);
 		break;
 	case 13:
-		put(en + EN_IMG_OFF, 8, v = past(size));
+		ol_put_le_n(en + EN_IMG_OFF, 8, v = past(size));
 		snprintf(what, len, "image offset %llu", (unsigned long long)v);
 		break;
 	case 14:
-		put(en + EN_IMG_SIZE, 8, v = past(size - get(en + EN_IMG_OFF, 8)));
+		ol_put_le_n(en + EN_IMG_SIZE, 8, v = past(size - ol_le_n(en + EN_IMG_OFF, 8)));
 		snprintf(what, len, "image size %llu", (unsigned long long)v);
 		break;
 	default: {
 		/* The last string's value made the binary's last byte, with no
 		 * NUL after it. */
-		uint8_t *strs = ob + get(en + EN_STR_OFF, 8);
-		uint64_t nstr = get(en + EN_NSTR, 8);
+		uint8_t *strs = ob + ol_le_n(en + EN_STR_OFF, 8);
+		uint64_t nstr = ol_le_n(en + EN_NSTR, 8);
 
-		put(strs + 16 * (nstr - 1) + 8, 8, size - 1);
+		ol_put_le_n(strs + 16 * (nstr - 1) + 8, 8, size - 1);
 		ob[size - 1] = 'A';
 		snprintf(what, len, "string value without its NUL");
 		break;
@@ -268,7 +256,7 @@ static struct buf archive_of(struct buf body)
 	memcpy(a.p, "!<arch>\n", 8);
 	member_at = 8 + 60 + sizeof(index) + 60 + (sizeof(names) - 1);
 	member_at += member_at & 1;
-	put(index, 4, 0);
+	ol_put_le_n(index, 4, 0);
 	index[0] = 0, index[1] = 0, index[2] = 0, index[3] = 1;   /* count 1, big-endian */
 	index[4] = (uint8_t)(member_at >> 24), index[5] = (uint8_t)(member_at >> 16);
 	index[6] = (uint8_t)(member_at >> 8), index[7] = (uint8_t)member_at;
@@ -329,7 +317,7 @@ static struct buf mutate_archive(struct buf seed, char *what, size_t len)
 		break;
 	default:
 		/* the index: a count that cannot fit */
-		put(a.p + 8 + 60, 4, 0);
+		ol_put_le_n(a.p + 8 + 60, 4, 0);
 		a.p[8 + 60] = 0x7f;
 		snprintf(what, len, "symbol index count 2^30 and more");
 		break;
@@ -344,38 +332,38 @@ enum { BUNDLE_MAGIC = 24 };
 static struct buf mutate_bundle(struct buf seed, char *what, size_t len)
 {
 	struct buf b = copy(seed);
-	uint64_t count = get(b.p + BUNDLE_MAGIC, 8), end = 0, v;
+	uint64_t count = ol_le_n(b.p + BUNDLE_MAGIC, 8), end = 0, v;
 	size_t at = BUNDLE_MAGIC + 8, pick = (size_t)(next() % count), picked_at = 0;
 
 	for (size_t i = 0; i < count; i++) {
-		uint64_t off = get(b.p + at, 8), size = get(b.p + at + 8, 8);
+		uint64_t off = ol_le_n(b.p + at, 8), size = ol_le_n(b.p + at + 8, 8);
 
 		if (off + size > end)
 			end = off + size;
 		if (i == pick)
 			picked_at = at;
-		at += 24 + get(b.p + at + 16, 8);
+		at += 24 + ol_le_n(b.p + at + 16, 8);
 	}
 	switch (next() % 7) {
 	case 0:
-		put(b.p + BUNDLE_MAGIC, 8, v = next() % 2 ? 0 : past(seed.n));
+		ol_put_le_n(b.p + BUNDLE_MAGIC, 8, v = next() % 2 ? 0 : past(seed.n));
 		snprintf(what, len, "%llu entries", (unsigned long long)v);
 		break;
 	case 1:
-		put(b.p + picked_at, 8, v = past(seed.n));
+		ol_put_le_n(b.p + picked_at, 8, v = past(seed.n));
 		snprintf(what, len, "entry %zu offset %llu", pick, (unsigned long long)v);
 		break;
 	case 2:
-		put(b.p + picked_at + 8, 8, v = past(seed.n - get(b.p + picked_at, 8)));
+		ol_put_le_n(b.p + picked_at + 8, 8, v = past(seed.n - ol_le_n(b.p + picked_at, 8)));
 		snprintf(what, len, "entry %zu size %llu", pick, (unsigned long long)v);
 		break;
 	case 3:
-		put(b.p + picked_at, 8, UINT64_MAX - 7);
-		put(b.p + picked_at + 8, 8, 16);
+		ol_put_le_n(b.p + picked_at, 8, UINT64_MAX - 7);
+		ol_put_le_n(b.p + picked_at + 8, 8, 16);
 		snprintf(what, len, "entry %zu offset + size wraps", pick);
 		break;
 	case 4:
-		put(b.p + picked_at + 16, 8, v = next() % 2 ? 0 : past(seed.n));
+		ol_put_le_n(b.p + picked_at + 16, 8, v = next() % 2 ? 0 : past(seed.n));
 		snprintf(what, len, "entry %zu ID length %llu", pick, (unsigned long long)v);
 		break;
 	case 5:
@@ -395,31 +383,31 @@ static struct buf mutate_bundle(struct buf seed, char *what, size_t len)
 static struct buf mutate_ccob(struct buf seed, char *what, size_t len)
 {
 	struct buf b = copy(seed);
-	unsigned version = (unsigned)get(b.p + 4, 2);
+	unsigned version = (unsigned)ol_le_n(b.p + 4, 2);
 	size_t total_at = 8, size_at = version == 2 ? 12 : 16, w = version == 2 ? 4 : 8;
-	uint64_t v, usize = get(b.p + size_at, (int)w);
+	uint64_t v, usize = ol_le_n(b.p + size_at, (int)w);
 
 	switch (next() % 5) {
 	case 0:
-		put(b.p + 4, 2, v = next() % 2 ? 0 : between(4, 0xffff));
+		ol_put_le_n(b.p + 4, 2, v = next() % 2 ? 0 : between(4, 0xffff));
 		snprintf(what, len, "version %llu", (unsigned long long)v);
 		break;
 	case 1:
-		put(b.p + 6, 2, v = between(2, 0xffff));
+		ol_put_le_n(b.p + 6, 2, v = between(2, 0xffff));
 		snprintf(what, len, "compression method %llu", (unsigned long long)v);
 		break;
 	case 2:
 		do
 			v = next() % 2 ? between(0, seed.n * 2) : next() >> (w == 4 ? 32 : 0);
 		while (v == seed.n);
-		put(b.p + total_at, (int)w, v);
+		ol_put_le_n(b.p + total_at, (int)w, v);
 		snprintf(what, len, "total size %llu, the file has %zu", (unsigned long long)v, seed.n);
 		break;
 	case 3:
 		do
 			v = next() % 2 ? between(0, usize * 2) : next() >> (w == 4 ? 32 : 0);
 		while (v == usize);
-		put(b.p + size_at, (int)w, v);
+		ol_put_le_n(b.p + size_at, (int)w, v);
 		snprintf(what, len, "uncompressed size %llu, really %llu", (unsigned long long)v,
 			 (unsigned long long)usize);
 		break;
