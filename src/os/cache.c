@@ -11,7 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/le.h"
 #include "os/digest.h"
+#include "os/mapfile.h"
+#include "os/outfile.h"
+#include "os/scratch.h"
 
 #define SUBDIRS 16
 #define HEADER 64
@@ -60,36 +64,6 @@ static void entry_path(const struct ol_cache *c, const char *key, char *out, siz
 	snprintf(out, len, "%s/%c/%s", c->dir, key[0], key);
 }
 
-static void put_u64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static bool write_all(int fd, const void *p, size_t n)
-{
-	for (const char *q = p; n;) {
-		ssize_t w = write(fd, q, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		q += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
 /* The entry at path, checked: its value's bytes in *value, or false. */
 static bool check_entry(const uint8_t *p, size_t n, const uint8_t **value, size_t *len)
 {
@@ -99,7 +73,7 @@ static bool check_entry(const uint8_t *p, size_t n, const uint8_t **value, size_
 
 	if (n < HEADER || memcmp(p, magic, sizeof(magic)) != 0)
 		return false;
-	size = get_u64(p + 16);
+	size = ol_le64(p + 16);
 	if (size != n - HEADER)
 		return false;
 	ol_digest_init(&h);
@@ -126,16 +100,19 @@ enum ol_cache_lookup ol_cache_get(struct ol_cache *c, const char *key, const cha
 {
 	char path[4096];
 	struct stat st;
+	struct ol_diag d = { 0 };
 	const uint8_t *value;
 	size_t len;
 	void *map = MAP_FAILED;
-	int fd, out;
+	int fd;
 	enum ol_cache_lookup r = OL_CACHE_MISS;
 
 	if (!c->dir)
 		return OL_CACHE_MISS;
 	entry_path(c, key, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Opened and checked by hand rather than with ol_map_file, which
+	 * reads a pipe: something planted in a shared cache must not block. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return OL_CACHE_MISS;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
@@ -146,13 +123,9 @@ enum ol_cache_lookup ol_cache_get(struct ol_cache *c, const char *key, const cha
 	if (!check_entry(map, (size_t)st.st_size, &value, &len)) {
 		unlink(path); /* a truncated or damaged entry is never used */
 		r = OL_CACHE_CORRUPT;
-	} else if ((out = open(dest, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755)) >= 0) {
-		if (write_all(out, value, len) && close(out) == 0) {
-			r = OL_CACHE_HIT;
-			utimensat(AT_FDCWD, path, NULL, 0); /* recently used */
-		} else {
-			unlink(dest);
-		}
+	} else if (ol_scratch_write(dest, value, len, &d) == OL_OK) {
+		r = OL_CACHE_HIT;
+		utimensat(AT_FDCWD, path, NULL, 0); /* recently used */
 	}
 	munmap(map, (size_t)st.st_size);
 	return r;
@@ -263,13 +236,11 @@ static bool make_dirs(const char *dir, const char *subdir)
 enum ol_err ol_cache_put(struct ol_cache *c, const char *key, const char *src,
 			 struct ol_diag *d)
 {
-	char path[4096], subdir[4096], tmp[4200];
+	char path[4096], subdir[4096];
 	uint8_t header[HEADER] = { 0 };
 	struct ol_digest h;
-	struct stat st;
-	void *map = MAP_FAILED;
-	int fd, out;
-	bool ok;
+	struct ol_map m = { 0 };
+	struct ol_outfile o = { .fd = -1 };
 
 	if (!c->dir)
 		return OL_OK;
@@ -277,34 +248,26 @@ enum ol_err ol_cache_put(struct ol_cache *c, const char *key, const char *src,
 	entry_path(c, key, path, sizeof(path));
 	if (!make_dirs(c->dir, subdir))
 		return ol_diag_errno(d, errno, "cannot create the cache directory", subdir);
-	fd = open(src, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ol_diag_errno(d, errno, "cannot read", src);
-	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return ol_diag_set(d, OL_E_IO, "cache", "%s: empty or unreadable", src);
+	if (ol_map_file(src, &m, d))
+		return d->code;
+	if (m.len == 0) {
+		ol_unmap(&m);
+		return ol_diag_set(d, OL_E_IO, "cache", "%s: empty", src);
+	}
 	memcpy(header, magic, sizeof(magic));
-	put_u64(header + 16, (uint64_t)st.st_size);
+	ol_put_le64(header + 16, (uint64_t)m.len);
 	ol_digest_init(&h);
-	ol_digest_add(&h, map, (size_t)st.st_size);
+	ol_digest_add(&h, m.data, m.len);
 	ol_digest_final(&h, header + 24);
-	snprintf(tmp, sizeof(tmp), "%s/.%.16s.XXXXXX", subdir, key);
-	out = mkostemp(tmp, O_CLOEXEC);
-	if (out < 0) {
-		munmap(map, (size_t)st.st_size);
-		return ol_diag_errno(d, errno, "cannot write to the cache", subdir);
+	/* A temporary beside the entry, renamed into place: a reader sees a
+	 * whole entry or none, and a killed link leaves no stray file. */
+	if (ol_out_open(&o, path, d) || ol_out_write(&o, header, sizeof(header), d) ||
+	    ol_out_write(&o, m.data, m.len, d) || ol_out_commit(&o, false, d)) {
+		ol_out_abort(&o);
+		ol_unmap(&m);
+		return d->code;
 	}
-	ok = write_all(out, header, sizeof(header)) && write_all(out, map, (size_t)st.st_size);
-	ok = close(out) == 0 && ok;
-	munmap(map, (size_t)st.st_size);
-	if (!ok || rename(tmp, path) != 0) {
-		int err = errno;
-
-		unlink(tmp);
-		return ol_diag_errno(d, err, "cannot write to the cache", path);
-	}
+	ol_unmap(&m);
 	evict(c);
 	return OL_OK;
 }
