@@ -179,61 +179,50 @@ enum ol_err ol_write_file_atomic(const char *dest, const void *buf, size_t len,
 	return ol_out_commit(&o, false, d);
 }
 
-/* Copy len bytes at off in file in to out's position (out_off).  Where
- * both offsets sit on a block boundary, first a reflink (FICLONERANGE:
- * btrfs, XFS; no bytes copied at all).  Otherwise through a 1 MiB buffer
- * with pread and pwrite: streaming, memory bounded, no page faults
- * through a mapping.  Not copy_file_range: without reflinks it splices
- * page by page, measured on ext4 at 0.7x the speed of cp for an image
- * behind a header (aligned or not), while the buffer keeps pace with cp.
- * Returns how many were copied: fewer when neither works here, and the
- * caller writes the rest from the mapping. */
+/* Write piece q (data: where it lies in its input's mapping) at out_off
+ * of o.  When its input file is known: where both offsets sit on a block
+ * boundary, a reflink (FICLONERANGE: btrfs, XFS; no bytes copied at all);
+ * otherwise, for a large piece, through a 1 MiB buffer filled with pread:
+ * streaming, memory bounded, no page faults through a mapping.  Not
+ * copy_file_range: without reflinks it splices page by page, measured on
+ * ext4 at 0.7x the speed of cp for an image behind a header (aligned or
+ * not), while the buffer keeps pace with cp.  Whatever pread cannot give
+ * is written from the mapping. */
 #define COPY_ALIGN 4096
 #define COPY_CHUNK (1u << 20)
 
-static size_t kernel_copy(int in, uint64_t off, int out, uint64_t out_off, size_t len)
+static enum ol_err write_piece(struct ol_outfile *o, uint64_t out_off, const struct ol_piece *q,
+			       const uint8_t *data, struct ol_diag *d)
 {
 	size_t done = 0;
-	char *buf;
+	char *buf = NULL;
 
-	if (off % COPY_ALIGN == 0 && out_off % COPY_ALIGN == 0) {
-		struct file_clone_range r = { .src_fd = in, .src_offset = off,
-					      .src_length = len, .dest_offset = out_off };
+	if (q->fd >= 0 && q->file_off % COPY_ALIGN == 0 && out_off % COPY_ALIGN == 0) {
+		struct file_clone_range r = { .src_fd = q->fd, .src_offset = q->file_off,
+					      .src_length = q->len, .dest_offset = out_off };
 
-		if (ioctl(out, FICLONERANGE, &r) == 0 &&
-		    lseek(out, (off_t)(out_off + len), SEEK_SET) >= 0)
-			return len;
+		if (ioctl(o->fd, FICLONERANGE, &r) == 0 &&
+		    lseek(o->fd, (off_t)(out_off + q->len), SEEK_SET) >= 0)
+			return OL_OK;
 	}
-	if (len < COPY_CHUNK || !(buf = malloc(COPY_CHUNK)))
-		return 0;
-	/* pwrite at explicit offsets, the position set once at the end: a
-	 * chunk written in part is written again by the caller, not twice. */
-	while (done < len) {
-		size_t want = len - done < COPY_CHUNK ? len - done : COPY_CHUNK;
-		ssize_t n = pread(in, buf, want, (off_t)(off + done));
-		size_t put = 0;
+	if (q->fd >= 0 && q->len >= COPY_CHUNK)
+		buf = malloc(COPY_CHUNK);
+	while (buf && done < q->len) {
+		size_t want = q->len - done < COPY_CHUNK ? q->len - done : COPY_CHUNK;
+		ssize_t n = pread(q->fd, buf, want, (off_t)(q->file_off + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		while (put < (size_t)n) {
-			ssize_t w = pwrite(out, buf + put, (size_t)n - put, (off_t)(out_off + done + put));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			put += (size_t)w;
+		if (ol_out_write(o, buf, (size_t)n, d)) {
+			free(buf);
+			return d->code;
 		}
-		if (put < (size_t)n)
-			break;
 		done += (size_t)n;
 	}
 	free(buf);
-	if (lseek(out, (off_t)(out_off + done), SEEK_SET) < 0)
-		return 0;
-	return done;
+	return ol_out_write(o, data + done, q->len - done, d);
 }
 
 enum ol_err ol_write_pieces_atomic(const char *dest, const struct ol_pieces *p,
@@ -245,14 +234,11 @@ enum ol_err ol_write_pieces_atomic(const char *dest, const struct ol_pieces *p,
 	if (ol_out_open(&o, dest, d))
 		return d->code;
 	for (size_t i = 0; i < p->n; i++) {
-		const struct ol_piece *q = &p->v[i];
-		size_t done = q->fd >= 0 ? kernel_copy(q->fd, q->file_off, o.fd, at, q->len) : 0;
-
-		at += q->len;
-		if (ol_out_write(&o, ol_piece_data(p, i) + done, q->len - done, d)) {
+		if (write_piece(&o, at, &p->v[i], ol_piece_data(p, i), d)) {
 			ol_out_abort(&o);
 			return d->code;
 		}
+		at += p->v[i].len;
 	}
 	return ol_out_commit(&o, false, d);
 }
