@@ -28,19 +28,21 @@ cc -c k.c -o k.o
 
 # The fake device linker: a shell that starts a grandchild (sleep), or,
 # with EXEC=1, becomes sleep itself.
+# Each pid file appears whole (written, then renamed): the test must not
+# read one that exists but is still empty.
 cat >slow-clang <<'SH'
 #!/bin/sh
-echo $$ >"$MARK.tool"
+echo $$ >"$MARK.tool.w" && mv "$MARK.tool.w" "$MARK.tool"
 if [ "${EXEC:-0}" = 1 ]; then exec sleep 60; fi
 env --default-signal sleep 60 &  # (& alone would ignore SIGINT)
-echo $! >"$MARK.grandchild"
+echo $! >"$MARK.grandchild.w" && mv "$MARK.grandchild.w" "$MARK.grandchild"
 wait
 SH
 chmod +x slow-clang
 
 # alive PID: the process exists and is not a zombie.
 alive() {
-	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"
+	[ -n "$1" ] && [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"
 }
 
 # start [setsid]: offlink in the background; $pid is offlink, and the
