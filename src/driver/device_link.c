@@ -314,6 +314,7 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 	if (!c)
 		return OL_E_NOMEM;
 	c->response_file = true;
+	c->tool = OL_TOOL_CLANG_DRIVER;
 	ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	ol_strvec_push(&c->argv, "-fuse-ld=lld");
@@ -348,6 +349,7 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	/* The host line's libraries are repeated here: a link with 100k
 	 * arguments goes through a response file. */
 	c->response_file = true;
+	c->tool = OL_TOOL_CLANG_DRIVER;
 	ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	if (g->arch[0])
@@ -453,10 +455,11 @@ static enum ol_err write_inputs(struct ol_job *j, void *ctx, struct ol_diag *d)
 	struct ol_scratch_member *m;
 	enum ol_err rc = OL_OK;
 
-	if (ol_cache_lookup_group(gi->l, g)) {
+	if (g->cache == CACHE_HIT) {
 		j->done = j->nsteps; /* the image is there: nothing to run */
 		return OL_OK;
 	}
+	ol_cache_link_started(gi->l, g);
 	if (!g->inputs_archive) {
 		for (size_t i = 0; i < g->nimages && !rc; i++)
 			rc = ol_scratch_write(ol_group_input_path(gi->l, g, i), g->images[i]->entry->image,

@@ -141,6 +141,9 @@ static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
 {
 	struct ol_cmd *c = ol_group_add_step(l, g, ptxas, "ptxas");
 
+	if (c)
+		c->tool = OL_TOOL_PTXAS;
+
 	if (!c)
 		return NULL;
 	ol_strvec_push(&c->argv, "-m64");
@@ -401,6 +404,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		ol_strvec_free(&cubins);
 		return OL_E_NOMEM;
 	}
+	c->tool = OL_TOOL_NVLINK;
 	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
 	if (f.debug)
 		ol_strvec_push(&c->argv, "-g");
@@ -450,6 +454,7 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	if (!c)
 		return OL_E_NOMEM;
 	c->response_file = true;
+	c->tool = OL_TOOL_LINKER;
 	ol_strvec_push(&c->argv, "-shared");
 	/* --embed-bitcode: lld writes the bitcode LTO optimised instead of
 	 * compiling it. */

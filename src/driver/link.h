@@ -17,7 +17,7 @@
 #include "format/offload_binary.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
-#include "os/cache.h"
+#include "cache/store.h"
 #include "os/spawn.h"
 
 /* What the command line asks the host link to read, in order. */
@@ -123,8 +123,16 @@ struct ol_group {
 	struct ol_cmd *steps;        /* the commands that link it */
 	size_t nsteps;
 	bool relinked;               /* scratch: dropped as redundant while grouping */
-	char cache_key[65];          /* the device-link cache's key, or "" */
-	int cache_state;             /* 0 not looked up, 1 hit, 2 miss */
+	/* the device-link cache (device_cache.c) */
+	enum { CACHE_OFF, CACHE_HIT, CACHE_MISS, CACHE_NOT_USED } cache;
+	const char *cache_note;      /* for the plan: "local hit", "not used: ..." */
+	uint8_t cache_key[32];       /* what the link runs and reads up front */
+	struct ol_depfile {          /* dependency files its linkers write */
+		char *path;
+		int flavor;          /* enum ol_ld_flavor */
+	} *depfiles;
+	size_t ndepfiles;
+	double cache_started;        /* when its first step started (wall clock, s) */
 };
 
 /* The LLVM release the link follows (llvm_release.c). */
@@ -163,6 +171,11 @@ struct ol_options {
 	char *cache_dir;        /* --cache-dir= */
 	bool no_cache;          /* --no-cache */
 	uint64_t cache_size;    /* --cache-size=, 0: not given */
+	bool cache_shared;      /* --cache-shared */
+	char *cache_secret_file;/* --cache-secret-file= */
+	char *cache_base_dir;   /* --cache-base-dir= */
+	struct ol_strvec cache_remotes; /* --cache-remote= */
+	bool cache_stats, cache_clear;  /* --cache-stats, --cache-clear */
 	bool dry_run, verbose, save_temps, embed_bitcode, print_wrapped;
 	bool relocatable, device_debug, compress, help, help_hidden, version;
 	bool print_compat_dir;
@@ -193,7 +206,11 @@ struct ol_link {
 	/* run state */
 	struct ol_arena arena;
 	struct ol_run_opts run;
-	struct ol_cache cache;       /* the device-link cache (device_cache.c) */
+	struct ol_store cache;       /* the device-link cache (device_cache.c) */
+	bool cache_opened;           /* l->cache needs closing */
+	bool cache_on;               /* some store is in use */
+	char *cache_base_dir;        /* the cache's base directory, or NULL */
+	char *cwd;                   /* the working directory, for the cache */
 	char *tmpdir;                /* private temp directory, or <output>.offlink-temps */
 	struct ol_input *inputs;
 	size_t ninputs;

@@ -62,6 +62,14 @@ static const char help_text[] =
 	"                           $XDG_CACHE_HOME/offlink, ~/.cache/offlink)\n"
 	"  --cache-size=<n>[KMG]    its size cap (default $OFFLINK_CACHE_SIZE, 1G)\n"
 	"  --no-cache               link every device image again\n"
+	"  --cache-shared           the cache directory is shared: entries are\n"
+	"                           authenticated with OFFLINK_CACHE_SECRET_FILE\n"
+	"  --cache-secret-file=<f>  the secret a shared cache's users share\n"
+	"  --cache-remote=<url>     a remote cache: redis://host[:port][/db] or\n"
+	"                           http://host[:port]/path/ (several allowed)\n"
+	"  --cache-base-dir=<dir>   paths under <dir> enter keys relative to the\n"
+	"                           working directory, so checkouts share entries\n"
+	"  --cache-stats, --cache-clear  show or empty the device-link cache\n"
 	"  --registration=asm|c|auto  registration code as assembly (x86_64, aarch64\n"
 	"                           hosts; default where an assembler is found) or C\n"
 	"  --compress, --compression-level=<n>  compress HIP bundles\n"
@@ -205,6 +213,8 @@ static enum ol_err link_program(struct ol_link *l)
 	PHASE(l, ol_find_tools);
 	PHASE(l, ol_plan_device_links);
 	PHASE(l, ol_open_cache);
+	/* a group whose image is in the cache runs no device linker */
+	PHASE(l, ol_lookup_device_cache);
 	PHASE(l, ol_plan_wrappers);
 	PHASE(l, show_plan);
 	/* link each group's images, in parallel */
@@ -277,13 +287,17 @@ static void link_free(struct ol_link *l)
 				      &o->device_compiler, &o->ptxas_args,
 				      &o->bitcode_libraries, &o->builtin_bitcode,
 				      &o->override_images, &o->should_extract,
-				      &o->ignored, &l->host_args, &l->lib_dirs, &l->rpaths };
+				      &o->ignored, &l->host_args, &l->lib_dirs, &l->rpaths,
+				      &o->cache_remotes };
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		ol_strvec_free(lists[i]);
 	for (size_t i = 0; i < l->ngroups; i++) {
 		free_cmds(l->groups[i].steps, l->groups[i].nsteps);
 		free(l->groups[i].image_path);
+		for (size_t k = 0; k < l->groups[i].ndepfiles; k++)
+			free(l->groups[i].depfiles[k].path);
+		free(l->groups[i].depfiles);
 	}
 	for (size_t i = 0; i < l->nwrappers; i++) {
 		free_cmds(l->wrappers[i].steps, l->wrappers[i].nsteps);
@@ -321,7 +335,12 @@ static void link_free(struct ol_link *l)
 	free(l->llvm.bin);
 	free(l->sysroot);
 	free(o->cache_dir);
-	ol_cache_free(&l->cache);
+	free(o->cache_secret_file);
+	free(o->cache_base_dir);
+	free(l->cache_base_dir);
+	free(l->cwd);
+	if (l->cache_opened)
+		ol_store_close(&l->cache);
 	for (size_t i = 0; i < l->nchildren; i++)
 		free(l->children[i].tool);
 	free(l->children);
@@ -387,6 +406,8 @@ static int run(struct ol_link *l, int argc, char **argv)
 	}
 	if (l->opt.print_compat_dir)
 		return print_compat_dir(l);
+	if (l->opt.cache_stats || l->opt.cache_clear)
+		return exit_status(l, ol_cache_command(l));
 	if (l->opt.version)
 		print_version();
 	if (l->opt.version && (!l->opt.verbose || l->nitems == 0))

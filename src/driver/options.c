@@ -11,7 +11,7 @@
 
 #include "common/grow.h"
 #include "common/response_file.h"
-#include "os/cache.h"
+#include "cache/store.h"
 
 enum opt_id {
 	O_LINKER_PATH, O_HOST_TRIPLE, O_OPT_LEVEL, O_CUDA_PATH, O_BITCODE_LIB,
@@ -21,7 +21,8 @@ enum opt_id {
 	O_COMPRESSION_LEVEL, O_TIME_TRACE, O_IGNORED_VALUE, O_JOBS,
 	O_OVERRIDE_IMAGE, O_SHOULD_EXTRACT, O_OFFLOAD_OPT, O_HELP, O_HELP_HIDDEN,
 	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN, O_PRINT_COMPAT,
-	O_REGISTRATION, O_CACHE_DIR, O_NO_CACHE, O_CACHE_SIZE,
+	O_REGISTRATION, O_CACHE_DIR, O_NO_CACHE, O_CACHE_SIZE, O_CACHE_SHARED,
+	O_CACHE_SECRET, O_CACHE_BASE, O_CACHE_REMOTE, O_CACHE_STATS, O_CACHE_CLEAR,
 };
 
 struct wrapper_opt {
@@ -71,6 +72,12 @@ static const struct wrapper_opt wrapper_opts[] = {
 	{ "cache-dir=", O_CACHE_DIR, true },
 	{ "no-cache", O_NO_CACHE, true },
 	{ "cache-size=", O_CACHE_SIZE, true },
+	{ "cache-shared", O_CACHE_SHARED, true },
+	{ "cache-secret-file=", O_CACHE_SECRET, true },
+	{ "cache-base-dir=", O_CACHE_BASE, true },
+	{ "cache-remote=", O_CACHE_REMOTE, true },
+	{ "cache-stats", O_CACHE_STATS, true },
+	{ "cache-clear", O_CACHE_CLEAR, true },
 	/* Per-group options LLVM synthesises internally; never meaningful
 	 * on the command line. */
 	{ "arch=", O_INTERNAL, false },
@@ -219,6 +226,15 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 	case O_EMIT_FATBIN: o->emit_fatbin_only = true; return OL_OK;
 	case O_CACHE_DIR: return set_string(&o->cache_dir, v);
 	case O_NO_CACHE: o->no_cache = true; return OL_OK;
+	case O_CACHE_SHARED: o->cache_shared = true; return OL_OK;
+	case O_CACHE_SECRET: return set_string(&o->cache_secret_file, v);
+	case O_CACHE_BASE:
+		if (v[0] != '/')
+			return usage(d, "--cache-base-dir=%s: expected an absolute directory", v);
+		return set_string(&o->cache_base_dir, v);
+	case O_CACHE_REMOTE: return ol_strvec_push(&o->cache_remotes, v);
+	case O_CACHE_STATS: o->cache_stats = true; return OL_OK;
+	case O_CACHE_CLEAR: o->cache_clear = true; return OL_OK;
 	case O_CACHE_SIZE:
 		if (ol_cache_parse_size(v, &o->cache_size))
 			return ol_diag_set(d, OL_E_USAGE, "--cache-size",

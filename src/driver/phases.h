@@ -30,13 +30,16 @@ char *ol_clang_library(struct ol_link *l, const char *file);
  * /usr/local/cuda, then PATH, or NULL; where it was looked for goes into
  * searched, for the error message. */
 char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, size_t len);
-/* The device-link cache (device_cache.c): decide where it is; a group's
- * key (NULL without a cache or for a group with nothing to run); look a
- * group up (its image written on a hit); store a linked group's image. */
+/* The device-link cache (device_cache.c): open the stores the options
+ * and the environment name; look every group up (its image written on a
+ * hit, its linkers given a dependency file on a miss); note when a
+ * group's link starts; store a linked group's image; --cache-stats and
+ * --cache-clear. */
 enum ol_err ol_open_cache(struct ol_link *l);
-const char *ol_group_cache_key(struct ol_link *l, struct ol_group *g);
-bool ol_cache_lookup_group(struct ol_link *l, struct ol_group *g);
+enum ol_err ol_lookup_device_cache(struct ol_link *l);
+void ol_cache_link_started(struct ol_link *l, struct ol_group *g);
 void ol_cache_store_group(struct ol_link *l, struct ol_group *g);
+enum ol_err ol_cache_command(struct ol_link *l);
 /* Build, then run in parallel, each group's device link. */
 enum ol_err ol_plan_device_links(struct ol_link *l);
 enum ol_err ol_run_device_links(struct ol_link *l);

@@ -54,13 +54,11 @@ void ol_print_plan(struct ol_link *l)
 	for (size_t i = 0; i < l->ngroups; i++) {
 		const struct ol_group *g = &l->groups[i];
 
-		const char *key = ol_group_cache_key(l, (struct ol_group *)g);
-
-		ol_message("offlink", NULL, "  %s: %zu image%s -> %s%s",
+		ol_message("offlink", NULL, "  %s: %zu image%s -> %s%s%s%s",
 			ol_group_label(l, g), g->nimages, g->nimages == 1 ? "" : "s",
 			g->image_path ? g->image_path : "?",
-			!key ? "" : ol_cache_has(&l->cache, key) ? "  (device-link cache: hit)"
-								  : "  (device-link cache: miss)");
+			g->cache_note ? "  (device-link cache: " : "",
+			g->cache_note ? g->cache_note : "", g->cache_note ? ")" : "");
 		for (size_t k = 0; k < g->nimages; k++) {
 			const struct ol_image *img = g->images[k];
 

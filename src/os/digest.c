@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include <nettle/hmac.h>
 #include <nettle/sha2.h>
 
 _Static_assert(sizeof(struct sha256_ctx) <= sizeof(struct ol_digest),
@@ -50,4 +51,46 @@ void ol_digest_hex(const uint8_t d[OL_DIGEST_SIZE], char out[2 * OL_DIGEST_SIZE 
 		out[2 * i + 1] = hex[d[i] & 15];
 	}
 	out[2 * OL_DIGEST_SIZE] = '\0';
+}
+
+_Static_assert(sizeof(struct hmac_sha256_ctx) <= sizeof(((struct ol_mac *)0)->state),
+	       "struct ol_mac too small for Nettle's hmac_sha256_ctx");
+
+static struct hmac_sha256_ctx *mac_ctx(struct ol_mac *m)
+{
+	return (struct hmac_sha256_ctx *)(void *)m->state;
+}
+
+void ol_mac_init(struct ol_mac *m, const uint8_t *secret, size_t secret_len)
+{
+	m->keyed = secret != NULL;
+	if (m->keyed)
+		hmac_sha256_set_key(mac_ctx(m), secret_len, secret);
+	else
+		sha256_init((struct sha256_ctx *)(void *)m->state);
+}
+
+void ol_mac_add(struct ol_mac *m, const void *p, size_t n)
+{
+	if (m->keyed)
+		hmac_sha256_update(mac_ctx(m), n, p);
+	else
+		sha256_update((struct sha256_ctx *)(void *)m->state, n, p);
+}
+
+void ol_mac_final(struct ol_mac *m, uint8_t out[OL_DIGEST_SIZE])
+{
+	if (m->keyed)
+		hmac_sha256_digest(mac_ctx(m), OL_DIGEST_SIZE, out);
+	else
+		sha256_digest((struct sha256_ctx *)(void *)m->state, OL_DIGEST_SIZE, out);
+}
+
+int ol_digest_equal(const uint8_t a[OL_DIGEST_SIZE], const uint8_t b[OL_DIGEST_SIZE])
+{
+	uint8_t diff = 0;
+
+	for (size_t i = 0; i < OL_DIGEST_SIZE; i++)
+		diff |= (uint8_t)(a[i] ^ b[i]);
+	return diff == 0;
 }

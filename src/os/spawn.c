@@ -396,6 +396,8 @@ enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
 		return ol_diag_errno(d, errno, "pipe", NULL);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	if (c->capture_stderr)
+		posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
 	rc = spawn_with(c, o, &fa, &pid, d);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);

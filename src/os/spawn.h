@@ -15,10 +15,22 @@
 #include "common/diag.h"
 #include "common/strvec.h"
 
+/* What a command's program is, for the device-link cache's key
+ * (driver/device_cache.c): how its arguments are read. */
+enum ol_tool {
+	OL_TOOL_OTHER,        /* arguments: text, files by content */
+	OL_TOOL_CLANG_DRIVER, /* a link through clang: keyed by what clang runs */
+	OL_TOOL_LINKER,       /* GNU ld or lld */
+	OL_TOOL_NVLINK,
+	OL_TOOL_PTXAS,
+};
+
 struct ol_cmd {
 	char *step;            /* what this command does, for messages */
 	struct ol_strvec argv; /* argv[0] is the program (a path) */
 	char *stdout_path;     /* redirect stdout to this file, or NULL */
+	enum ol_tool tool;     /* what argv[0] is (the cache reads argv by it) */
+	bool capture_stderr;   /* ol_run_capture: standard error too */
 	bool response_file;    /* the program reads GNU "@file" arguments
 				* (clang, GNU ld, lld, objcopy): an argument
 				* list too long for exec goes in one */
@@ -60,8 +72,8 @@ enum ol_err ol_check_status(const struct ol_cmd *c, int status,
 enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 		   int *status, struct ol_diag *d);
 
-/* Run c and capture its standard output (stderr passes through), for
- * probes such as `fatbinary --version`.  Runs even under dry-run (a probe
+/* Run c and capture its standard output (stderr passes through, unless
+ * c->capture_stderr), for probes such as `fatbinary --version`.  Runs even under dry-run (a probe
  * changes nothing); printed under verbose and dry-run like any command. */
 enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
 			   struct ol_buf *out, struct ol_diag *d);

@@ -39,7 +39,8 @@ link() {
 	clang-19 "${OMP[@]}" -B "$COMPAT" "$@" -o "$out" -Wl,--wrapper-verbose 2>"$out.v" ||
 		fail "link of $out: $(grep -v '^offlink:  ' "$out.v" | tail -3)"
 }
-device_linked() { grep -q -- "--target=x86_64-pc-linux-gnu .*-shared" "$1.v"; }
+# (the cache's own probe, clang ... -###, runs on a hit too: it is not a link)
+device_linked() { grep -v -- "'-###'$" "$1.v" | grep -q -- "--target=x86_64-pc-linux-gnu .*-shared"; }
 hit() {
 	grep -q "device-link cache hit" "$1.v" || fail "$1: no cache hit: $(grep cache "$1.v")"
 	device_linked "$1" && fail "$1: a device linker ran on a cache hit"
@@ -60,7 +61,7 @@ same_bytes ref cold
 same_bytes ref warm
 run warm
 contains warm.out "r=42"
-contains warm.v "(device-link cache: hit)" # the plan says it too
+contains warm.v "(device-link cache: local hit)" # the plan says it too
 
 # A host-only edit: main.c's device image does not change.
 sed -i 's/r=%d/result=%d/' main.c
@@ -78,8 +79,8 @@ miss device_edit
 run device_edit
 contains device_edit.out "result=70"
 
-# A tool changed: the same clang behind a wrapper script; a new file time
-# is a new tool.
+# A tool changed: the same clang behind a wrapper script.  A tool is its
+# content: a new file time is the same tool, new bytes are a new one.
 printf '#!/bin/sh\nexec clang-19 "$@"\n' >myclang
 chmod +x myclang
 OFFLINK_CLANG=$T/myclang link tool1 main.o k.o
@@ -88,7 +89,10 @@ OFFLINK_CLANG=$T/myclang link tool2 main.o k.o
 hit tool2
 touch -d '2001-01-01' myclang
 OFFLINK_CLANG=$T/myclang link tool3 main.o k.o
-miss tool3
+hit tool3
+printf '#!/bin/sh\n# another tool\nexec clang-19 "$@"\n' >myclang
+OFFLINK_CLANG=$T/myclang link tool4 main.o k.o
+miss tool4
 
 # An argument changed.
 link arg main.o k.o -Xoffload-linker --build-id=sha1
@@ -97,20 +101,22 @@ link arg2 main.o k.o -Xoffload-linker --build-id=sha1
 hit arg2
 
 # Damaged entries are found, removed, and relinked.
-entries() { find "$C" -type f ! -name '.*' | sort; }
-key=$(grep -o 'device-link cache hit: no device link runs ([0-9a-f]*)' arg2.v | grep -o '[0-9a-f]\{16\}')
+# (an entry: a file named by its 64-digit key in one of the 16 shards;
+# beside them each shard's stats and the remembered digests)
+entries() { find "$C" -path "$C/[0-9a-f]/*" -type f -regextype posix-extended -regex '.*/[0-9a-f]{64}' | sort; }
+key=$(grep -o 'device-link cache hit.*, entry [0-9a-f]*' arg2.v | grep -o '[0-9a-f]\{64\}')
 entry=$(entries | grep "/$key")
 [ -f "$entry" ] || fail "no cache entry for $key"
 printf 'X' | dd of="$entry" bs=1 seek=200 conv=notrunc 2>/dev/null
 link damaged main.o k.o -Xoffload-linker --build-id=sha1
-grep -q "device-link cache entry damaged, removed; linking" damaged.v || fail "a damaged entry was not noticed: $(grep cache damaged.v)"
+grep -q "device-link cache miss: an entry failed its check" damaged.v || fail "a damaged entry was not noticed: $(grep cache damaged.v)"
 device_linked damaged || fail "the damaged entry was used"
 same_bytes arg damaged
 link repaired main.o k.o -Xoffload-linker --build-id=sha1
 hit repaired
 truncate -s 100 "$entry"
 link truncated main.o k.o -Xoffload-linker --build-id=sha1
-grep -q "device-link cache entry damaged" truncated.v || fail "a truncated entry was not noticed"
+grep -q "device-link cache miss: an entry failed its check" truncated.v || fail "a truncated entry was not noticed"
 same_bytes arg truncated
 run truncated
 contains truncated.out "result=70"
@@ -120,7 +126,7 @@ rm -rf "$C"
 for i in 1 2 3 4 5 6; do
 	OFFLINK_CACHE_SIZE=48K link cap$i main.o k.o -Xoffload-linker --defsym=offlink_cap_$i=$i
 done
-total=$(find "$C" -type f ! -name '.*' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+total=$(entries | xargs stat -c %s | awk '{ s += $1 } END { print s + 0 }')
 [ "$total" -le $((48 * 1024)) ] || fail "the cache holds $total bytes, over its 48 KiB cap"
 OFFLINK_CACHE_SIZE=48K link cap6again main.o k.o -Xoffload-linker --defsym=offlink_cap_6=6
 hit cap6again # the newest entry stays
@@ -162,6 +168,7 @@ for ((r = 0; r < rounds; r++)); do
 		wait "${pids[$j]}" || fail "round $r, link $j: wrong output or failure: $(head -3 par$j.err)"
 	done
 done
-[ "$(entries | wc -l)" = 2 ] || fail "after the shared rounds the cache holds $(entries | wc -l) entries, not 2"
+# two images and their two manifests
+[ "$(entries | wc -l)" = 4 ] || fail "after the shared rounds the cache holds $(entries | wc -l) entries, not 4"
 [ -z "$(find "$C" -name '.*' -type f)" ] || fail "temporaries left in the cache: $(find "$C" -name '.*' -type f)"
 echo "PASS: device-link cache ($rounds rounds of 8 links)"

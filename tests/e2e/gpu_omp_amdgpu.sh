@@ -64,7 +64,7 @@ TXT
 done
 # The object link hands ld.lld the object as it is (in the group's
 # archive of inputs, read whole).
-grep 'ld.lld' object.verbose | grep -q -- '--whole-archive [^ ]*gfx90a\.inputs\.a --no-whole-archive$' ||
+grep 'ld.lld' object.verbose | grep -qE -- '--whole-archive [^ ]*gfx90a\.inputs\.a --no-whole-archive( --dependency-file=[^ ]*)?$' ||
 	fail "the object was not linked alone, as an object"
 grep -q '^offlink:     bitcode .* lto\.o  (input)' lto.verbose || fail "lto.o's device code is not bitcode"
 grep 'ld.lld' lto.verbose | grep -q -- '-plugin-opt=O2 .*--whole-archive [^ ]*gfx90a\.inputs\.a' ||

@@ -1,0 +1,241 @@
+#include "cache/filedigest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/grow.h"
+
+#define CHUNK (1u << 20)
+#define RACY_S 2
+
+struct ol_fdigest_seen {
+	char *path;
+	enum ol_err err;
+	uint8_t digest[OL_DIGEST_SIZE];
+};
+
+static const char memo_magic[8] = "OLFDGST1";
+
+void ol_fdigest_init(struct ol_fdigest *m, const char *memo_dir)
+{
+	memset(m, 0, sizeof(*m));
+	m->memo_fd = -1;
+	if (!memo_dir)
+		return;
+	if (mkdir(memo_dir, 0700) != 0 && errno != EEXIST)
+		return;
+	m->memo_fd = open(memo_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+void ol_fdigest_free(struct ol_fdigest *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	ol_strmap_free(&m->seen);
+	if (m->memo_fd >= 0)
+		close(m->memo_fd);
+	memset(m, 0, sizeof(*m));
+	m->memo_fd = -1;
+}
+
+/* The memo record's name: a digest of the path and everything stat says
+ * that a change of content changes. */
+static void memo_name(const char *path, const struct stat *st, char out[2 * OL_DIGEST_SIZE + 1])
+{
+	struct ol_digest h;
+	uint8_t d[OL_DIGEST_SIZE];
+
+	ol_digest_init(&h);
+	ol_digest_add_str(&h, "offlink file digest 1");
+	ol_digest_add_str(&h, path);
+	ol_digest_add_u64(&h, (uint64_t)st->st_dev);
+	ol_digest_add_u64(&h, (uint64_t)st->st_ino);
+	ol_digest_add_u64(&h, (uint64_t)st->st_size);
+	ol_digest_add_u64(&h, (uint64_t)st->st_mtim.tv_sec);
+	ol_digest_add_u64(&h, (uint64_t)st->st_mtim.tv_nsec);
+	ol_digest_add_u64(&h, (uint64_t)st->st_ctim.tv_sec);
+	ol_digest_add_u64(&h, (uint64_t)st->st_ctim.tv_nsec);
+	ol_digest_final(&h, d);
+	ol_digest_hex(d, out);
+}
+
+static bool memo_get(struct ol_fdigest *m, const char *name, uint8_t out[OL_DIGEST_SIZE])
+{
+	uint8_t rec[sizeof(memo_magic) + OL_DIGEST_SIZE];
+	struct stat st;
+	int fd;
+	bool ok;
+
+	if (m->memo_fd < 0)
+		return false;
+	fd = openat(m->memo_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == (off_t)sizeof(rec) &&
+	     pread(fd, rec, sizeof(rec), 0) == (ssize_t)sizeof(rec) &&
+	     memcmp(rec, memo_magic, sizeof(memo_magic)) == 0;
+	if (ok) {
+		memcpy(out, rec + sizeof(memo_magic), OL_DIGEST_SIZE);
+		futimens(fd, NULL); /* used: not forgotten */
+	}
+	close(fd);
+	return ok;
+}
+
+static void memo_put(struct ol_fdigest *m, const char *name, const uint8_t d[OL_DIGEST_SIZE])
+{
+	uint8_t rec[sizeof(memo_magic) + OL_DIGEST_SIZE];
+	char tmp[80];
+	uint64_t r = 0;
+	int fd;
+
+	if (m->memo_fd < 0)
+		return;
+	memcpy(rec, memo_magic, sizeof(memo_magic));
+	memcpy(rec + sizeof(memo_magic), d, OL_DIGEST_SIZE);
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint64_t)getpid() ^ (uint64_t)time(NULL) << 20;
+	snprintf(tmp, sizeof(tmp), ".tmp.%016llx", (unsigned long long)r);
+	fd = openat(m->memo_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec) || close(fd) != 0 ||
+	    renameat(m->memo_fd, tmp, m->memo_fd, name) != 0)
+		unlinkat(m->memo_fd, tmp, 0);
+}
+
+/* Read fd to its end into h. */
+static enum ol_err hash_fd(struct ol_fdigest *m, int fd, const char *path, struct ol_digest *h,
+			   struct ol_diag *d)
+{
+	static uint8_t *buf;
+	ssize_t n;
+
+	if (!buf && !(buf = malloc(CHUNK)))
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	while ((n = read(fd, buf, CHUNK)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return ol_diag_errno(d, errno, "cannot read", path);
+		ol_digest_add(h, buf, (size_t)n);
+		m->bytes_read += (uint64_t)n;
+	}
+	return OL_OK;
+}
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_ino == b->st_ino &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[OL_DIGEST_SIZE],
+			   struct ol_diag *d)
+{
+	char name[2 * OL_DIGEST_SIZE + 1];
+	struct stat st, after;
+	struct ol_digest h;
+	enum ol_err rc;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO put where a library was must not hang the link
+	 * (it is refused below, never read). */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR
+			? ol_diag_set(d, OL_E_NOT_FOUND, NULL, "%s: no such file", path)
+			: ol_diag_errno(d, errno, "cannot open", path);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s: not a regular file", path);
+	}
+	memo_name(path, &st, name);
+	if (memo_get(m, name, out)) {
+		close(fd);
+		return OL_OK;
+	}
+	ol_digest_init(&h);
+	rc = hash_fd(m, fd, path, &h, d);
+	if (!rc && fstat(fd, &after) == 0 && same_stat(&st, &after) &&
+	    time(NULL) - st.st_mtim.tv_sec > RACY_S && time(NULL) - st.st_ctim.tv_sec > RACY_S) {
+		ol_digest_final(&h, out);
+		memo_put(m, name, out);
+	} else if (!rc) {
+		ol_digest_final(&h, out);
+	}
+	close(fd);
+	return rc;
+}
+
+enum ol_err ol_fdigest_file(struct ol_fdigest *m, const char *path,
+			    uint8_t out[OL_DIGEST_SIZE], struct ol_diag *d)
+{
+	uintptr_t *slot = ol_strmap_get(&m->seen, path, strlen(path));
+	struct ol_fdigest_seen *v;
+	char *copy;
+
+	if (slot) {
+		const struct ol_fdigest_seen *s = &m->v[*slot - 1];
+
+		memcpy(out, s->digest, OL_DIGEST_SIZE);
+		if (s->err)
+			return ol_diag_set(d, s->err, NULL, "%s: %s", path,
+					   s->err == OL_E_NOT_FOUND ? "no such file"
+					   : "not a readable regular file");
+		return OL_OK;
+	}
+	memset(out, 0, OL_DIGEST_SIZE);
+	v = ol_grow(m->v, m->n, &m->cap, sizeof(*m->v), 16);
+	copy = strdup(path);
+	if (!v || !copy) {
+		free(copy);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	m->v = v;
+	v = &m->v[m->n];
+	v->path = copy;
+	v->err = compute(m, path, v->digest, d);
+	memcpy(out, v->digest, OL_DIGEST_SIZE);
+	if (!(slot = ol_strmap_put(&m->seen, copy, strlen(copy)))) {
+		free(copy);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	*slot = ++m->n;
+	return v->err;
+}
+
+void ol_fdigest_forget_old(struct ol_fdigest *m, long max_age_s)
+{
+	time_t now = time(NULL);
+	DIR *dir;
+	struct dirent *e;
+	int fd;
+
+	if (m->memo_fd < 0 || (fd = dup(m->memo_fd)) < 0)
+		return;
+	if (!(dir = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.' && strncmp(e->d_name, ".tmp.", 5) != 0)
+			continue;
+		if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && now - st.st_mtime > max_age_s)
+			unlinkat(dirfd(dir), e->d_name, 0);
+	}
+	closedir(dir);
+}

@@ -1,0 +1,178 @@
+#include "cache/key.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cache/filedigest.h"
+#include "common/escape.h"
+
+void ol_key_init(struct ol_key *k, const char *domain)
+{
+	struct ol_buf *explain = k->explain;
+
+	ol_digest_init(&k->h);
+	ol_digest_add_str(&k->h, domain);
+	if (explain)
+		ol_buf_printf(explain, "key %s\n", domain);
+}
+
+void ol_key_final(struct ol_key *k, uint8_t out[OL_DIGEST_SIZE])
+{
+	ol_digest_final(&k->h, out);
+}
+
+static void explain(struct ol_key *k, const char *label, const char *text)
+{
+	if (!k->explain)
+		return;
+	ol_buf_printf(k->explain, "  %s: ", label);
+	ol_escape_terminal(k->explain, text, strlen(text));
+	ol_buf_puts(k->explain, "\n");
+}
+
+void ol_key_text(struct ol_key *k, const char *label, const char *text)
+{
+	ol_digest_add_str(&k->h, label);
+	ol_digest_add_str(&k->h, text);
+	explain(k, label, text);
+}
+
+void ol_key_u64(struct ol_key *k, const char *label, uint64_t v)
+{
+	char s[24];
+
+	snprintf(s, sizeof(s), "%llu", (unsigned long long)v);
+	ol_key_text(k, label, s);
+}
+
+void ol_key_digest(struct ol_key *k, const char *label, const uint8_t d[OL_DIGEST_SIZE])
+{
+	char hex[2 * OL_DIGEST_SIZE + 1];
+
+	ol_digest_hex(d, hex);
+	ol_key_text(k, label, hex);
+}
+
+void ol_key_bytes(struct ol_key *k, const char *label, const void *p, size_t n)
+{
+	struct ol_digest h;
+	uint8_t d[OL_DIGEST_SIZE];
+
+	/* The bytes' own digest, so the key costs one pass over them and the
+	 * explanation can name them. */
+	ol_digest_init(&h);
+	ol_digest_add(&h, p, n);
+	ol_digest_final(&h, d);
+	ol_key_u64(k, label, n);
+	ol_key_digest(k, label, d);
+}
+
+bool ol_key_is_tmp(const struct ol_key *k, const char *path)
+{
+	size_t n = k->tmpdir ? strlen(k->tmpdir) : 0;
+
+	return n && strncmp(path, k->tmpdir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* to, relative to from (both absolute, normalised by the caller's
+ * realpath-free rule: only "/"-separated components are compared). */
+static void relative(struct ol_buf *b, const char *from, const char *to)
+{
+	size_t common = 0, i = 0;
+
+	/* the longest common prefix ending at a component boundary */
+	for (;; i++) {
+		bool fe = from[i] == '\0' || from[i] == '/', te = to[i] == '\0' || to[i] == '/';
+
+		if (fe && te)
+			common = i;
+		if (from[i] != to[i] || from[i] == '\0')
+			break;
+	}
+	for (const char *p = from + common; *p; p++)
+		if (*p == '/' && p[1] && p[1] != '/')
+			ol_buf_puts(b, b->len ? "/.." : "..");
+	if (to[common] == '/' && to[common + 1]) {
+		if (b->len)
+			ol_buf_puts(b, to + common);
+		else
+			ol_buf_puts(b, to + common + 1);
+	}
+	if (!b->len)
+		ol_buf_puts(b, ".");
+}
+
+const char *ol_key_path_form(const struct ol_key *k, const char *path, struct ol_buf *b)
+{
+	size_t n = k->base_dir ? strlen(k->base_dir) : 0;
+
+	b->len = 0;
+	if (ol_key_is_tmp(k, path)) {
+		ol_buf_puts(b, "<TMP>");
+		ol_buf_puts(b, path + strlen(k->tmpdir));
+	} else if (n && k->cwd && path[0] == '/' && strncmp(path, k->base_dir, n) == 0 &&
+		   (path[n] == '/' || path[n] == '\0' || k->base_dir[n - 1] == '/')) {
+		relative(b, k->cwd, path);
+	} else {
+		ol_buf_puts(b, path);
+	}
+	if (ol_buf_puts(b, ""))
+		return path;
+	return (const char *)b->data;
+}
+
+void ol_key_path(struct ol_key *k, const char *label, const char *path)
+{
+	struct ol_buf b = { 0 };
+
+	ol_key_text(k, label, ol_key_path_form(k, path, &b));
+	ol_buf_free(&b);
+}
+
+void ol_key_refuse(struct ol_key *k, const char *fmt, ...)
+{
+	char why[sizeof(k->uncacheable)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!k->uncacheable[0])
+		memcpy(k->uncacheable, why, sizeof(why));
+	if (k->explain)
+		ol_buf_printf(k->explain, "  not cacheable: %s\n", why);
+}
+
+const char *ol_key_quote(const char *text, char *buf, size_t len)
+{
+	struct ol_buf b = { 0 };
+
+	ol_escape_terminal(&b, text, strlen(text) > 200 ? 200 : strlen(text));
+	snprintf(buf, len, "'%s'", b.data ? (char *)b.data : "");
+	ol_buf_free(&b);
+	return buf;
+}
+
+bool ol_key_file(struct ol_key *k, const char *label, const char *path)
+{
+	uint8_t d[OL_DIGEST_SIZE];
+	struct ol_diag diag;
+	enum ol_err rc;
+
+	ol_key_path(k, label, path);
+	ol_diag_clear(&diag);
+	rc = ol_fdigest_file(k->files, path, d, &diag);
+	if (rc == OL_E_NOT_FOUND) {
+		ol_key_text(k, label, "missing");
+		return true;
+	}
+	if (rc) {
+		char q[256];
+
+		ol_key_refuse(k, "%s is not a readable regular file", ol_key_quote(path, q, sizeof(q)));
+		return false;
+	}
+	ol_key_digest(k, label, d);
+	return true;
+}

@@ -1,0 +1,489 @@
+#include "cache/local.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/le.h"
+#include "os/cleanup.h"
+#include "os/scratch.h"
+
+#define SHARDS 16
+#define STALE_TEMP_S 3600
+static const char hex[] = "0123456789abcdef";
+static const char stats_magic[8] = "OLSTATS1";
+
+const char *ol_stat_name(enum ol_stat s)
+{
+	static const char *const names[OL_STAT__COUNT] = {
+		[OL_STAT_LOCAL_HIT] = "local hits",
+		[OL_STAT_REMOTE_HIT] = "remote hits",
+		[OL_STAT_MISS] = "misses",
+		[OL_STAT_UNCACHEABLE] = "not cacheable",
+		[OL_STAT_LOCAL_STORE] = "stored locally",
+		[OL_STAT_REMOTE_STORE] = "stored remotely",
+		[OL_STAT_REJECTED] = "entries rejected",
+		[OL_STAT_REMOTE_ERROR] = "remote errors",
+		[OL_STAT_EVICTED] = "entries evicted",
+	};
+
+	return s < OL_STAT__COUNT ? names[s] : "?";
+}
+
+/* Writable by someone other than its owner, or owned by someone other
+ * than this user and root: not safe for a private store. */
+static const char *unsafe(const struct stat *st)
+{
+	static char why[96];
+
+	if (st->st_uid != geteuid() && st->st_uid != 0) {
+		snprintf(why, sizeof(why), "owned by uid %lu", (unsigned long)st->st_uid);
+		return why;
+	}
+	if (st->st_mode & 0022) {
+		snprintf(why, sizeof(why), "writable by %s (mode %04o)",
+			 st->st_mode & 0002 ? "everyone" : "its group", (unsigned)(st->st_mode & 07777));
+		return why;
+	}
+	return NULL;
+}
+
+/* mkdir -p for the store's directory; what is made is the user's alone. */
+static void make_path(const char *dir)
+{
+	char *p = strdup(dir);
+
+	if (!p)
+		return;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(p, 0700);
+		*s = '/';
+	}
+	mkdir(p, 0700);
+	free(p);
+}
+
+static enum ol_err check_shards(struct ol_local *s, struct ol_diag *d)
+{
+	for (int i = 0; i < SHARDS; i++) {
+		char name[2] = { hex[i], 0 };
+		struct stat st;
+		const char *why;
+
+		if (fstatat(s->fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (!S_ISDIR(st.st_mode))
+			return ol_diag_set(d, OL_E_UNSUPPORTED, NULL,
+					   "%s/%s is not a directory (a link or a file planted there?)",
+					   s->dir, name);
+		if (!s->shared && (why = unsafe(&st)))
+			return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s/%s is %s", s->dir, name, why);
+	}
+	return OL_OK;
+}
+
+enum ol_err ol_local_open(struct ol_local *s, const char *dir, uint64_t cap, bool shared,
+			  const struct ol_secret *secret, struct ol_diag *d)
+{
+	struct stat st;
+	const char *why;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->cap = cap;
+	s->shared = shared;
+	s->secret = shared ? secret : NULL;
+	if (!(s->dir = strdup(dir)))
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (!shared)
+		make_path(dir);
+	s->fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->fd < 0)
+		return ol_diag_errno(d, errno, "cannot open the cache directory", dir);
+	if (fstat(s->fd, &st) != 0)
+		return ol_diag_errno(d, errno, "cannot stat the cache directory", dir);
+	s->mode = (unsigned)(st.st_mode & 07777);
+	if (!shared && (why = unsafe(&st)))
+		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s is %s", dir, why);
+	return check_shards(s, d);
+}
+
+void ol_local_close(struct ol_local *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->dir);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+/* The shard's directory for key's first digit: opened without following
+ * a link, checked again (it may have changed since ol_local_open), made
+ * when create is set.  -1 when there is none or it is not safe. */
+static int shard(struct ol_local *s, char digit, bool create)
+{
+	char name[2] = { digit, 0 };
+	struct stat st;
+	int fd;
+
+	fd = openat(s->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create &&
+	    mkdirat(s->fd, name, s->shared ? 0777 : 0700) == 0) {
+		fd = openat(s->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && s->shared)
+			fchmod(fd, s->mode); /* as the top directory: 1777, 2775 ... */
+	}
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (!s->shared && unsafe(&st))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void key_name(const uint8_t key[32], char out[65])
+{
+	ol_digest_hex(key, out);
+}
+
+/* A regular file opened without following a link or blocking, read
+ * whole (never mapped: a file in a shared directory can be truncated by
+ * its owner while it is read, and a mapping would then kill the link). */
+static bool read_entry(int dirfd, const char *name, uint64_t max, struct ol_buf *b)
+{
+	struct stat st;
+	ssize_t n;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < OL_ENTRY_HEADER ||
+	    (uint64_t)st.st_size > max || ol_buf_reserve(b, (size_t)st.st_size)) {
+		close(fd);
+		return false;
+	}
+	b->len = 0;
+	while (b->len < (size_t)st.st_size &&
+	       (n = pread(fd, b->data + b->len, (size_t)st.st_size - b->len, (off_t)b->len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		b->len += (size_t)n;
+	}
+	futimens(fd, NULL); /* recently used (another user's entry: not ours to touch) */
+	close(fd);
+	return true;
+}
+
+enum ol_local_result ol_local_get(struct ol_local *s, enum ol_entry_type type,
+				  const uint8_t key[32], const char *dest, struct ol_buf *out)
+{
+	struct ol_buf b = { 0 };
+	struct ol_diag d;
+	const uint8_t *value;
+	size_t vlen;
+	char name[65];
+	int sub;
+	enum ol_local_result r = OL_LOCAL_MISS;
+
+	if (s->fd < 0)
+		return OL_LOCAL_MISS;
+	key_name(key, name);
+	if ((sub = shard(s, name[0], false)) < 0)
+		return OL_LOCAL_MISS;
+	if (!read_entry(sub, name, s->cap + OL_ENTRY_HEADER, &b)) {
+		/* absent, or not a regular file: never used */
+	} else if (!ol_entry_check(b.data, b.len, type, key, s->secret, &value, &vlen)) {
+		unlinkat(sub, name, 0);
+		r = OL_LOCAL_REJECTED;
+	} else {
+		ol_diag_clear(&d);
+		if (dest ? ol_scratch_write(dest, value, vlen, &d) == OL_OK
+			 : ol_buf_append(out, value, vlen) == OL_OK)
+			r = OL_LOCAL_HIT;
+	}
+	ol_buf_free(&b);
+	close(sub);
+	return r;
+}
+
+static void temp_name(char out[32])
+{
+	uint64_t r = 0;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint64_t)getpid() << 32 ^ (uint64_t)time(NULL);
+	snprintf(out, 32, ".tmp.%016llx", (unsigned long long)r);
+}
+
+static bool write_all(int fd, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t w = write(fd, b, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		b += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static void evict(struct ol_local *s);
+static void add_count(struct ol_local *s, char digit, enum ol_stat stat, uint64_t n);
+
+enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint8_t key[32],
+			 const void *value, size_t n, struct ol_diag *d)
+{
+	uint8_t header[OL_ENTRY_HEADER];
+	char name[65], tmp[32], *path = NULL;
+	int sub, fd;
+	bool ok;
+
+	if (s->fd < 0)
+		return OL_OK;
+	key_name(key, name);
+	if ((sub = shard(s, name[0], true)) < 0)
+		return ol_diag_set(d, OL_E_IO, NULL, "%s/%c: cannot create or use it", s->dir, name[0]);
+	temp_name(tmp);
+	fd = openat(sub, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    s->shared ? 0644 : 0600);
+	if (fd < 0) {
+		close(sub);
+		return ol_diag_errno(d, errno, "cannot write in the cache directory", s->dir);
+	}
+	/* A killed link leaves no temporary in the store. */
+	if (asprintf(&path, "%s/%c/%s", s->dir, name[0], tmp) < 0)
+		path = NULL;
+	if (path)
+		ol_cleanup_add_file(path);
+	ol_entry_header(header, type, key, value, n, s->secret);
+	ok = write_all(fd, header, sizeof(header)) && write_all(fd, value, n);
+	ok = close(fd) == 0 && ok && renameat(sub, tmp, sub, name) == 0;
+	if (!ok)
+		unlinkat(sub, tmp, 0);
+	if (path)
+		ol_cleanup_forget(path);
+	free(path);
+	close(sub);
+	if (!ok)
+		return ol_diag_errno(d, errno, "cannot store in the cache directory", s->dir);
+	evict(s);
+	return OL_OK;
+}
+
+static bool entry_name(const char *name)
+{
+	if (strlen(name) != 64)
+		return false;
+	for (int i = 0; i < 64; i++)
+		if (!strchr(hex, name[i]) || !name[i])
+			return false;
+	return true;
+}
+
+struct aged {
+	int shard;
+	char name[65];
+	struct timespec used;
+	uint64_t size;
+};
+
+static int older(const void *a, const void *b)
+{
+	const struct aged *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	if (x->used.tv_nsec != y->used.tv_nsec)
+		return x->used.tv_nsec < y->used.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Each regular file of the shard with an entry's name, and stale
+ * temporaries removed; nothing else is looked at. */
+static void list_shard(int sub, int index, struct aged **v, size_t *n, size_t *cap,
+		       uint64_t *total, bool remove_all)
+{
+	time_t now = time(NULL);
+	int fd = dup(sub);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		struct stat st;
+
+		if (fstatat(sub, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (strncmp(e->d_name, ".tmp.", 5) == 0) {
+			if (remove_all || now - st.st_mtime > STALE_TEMP_S)
+				unlinkat(sub, e->d_name, 0);
+			continue;
+		}
+		if (remove_all && strcmp(e->d_name, "stats") == 0)
+			unlinkat(sub, e->d_name, 0);
+		if (!entry_name(e->d_name))
+			continue;
+		if (remove_all) {
+			unlinkat(sub, e->d_name, 0);
+			continue;
+		}
+		if (*n == *cap) {
+			struct aged *nv = realloc(*v, (*cap = *cap ? 2 * *cap : 64) * sizeof(**v));
+
+			if (!nv)
+				break;
+			*v = nv;
+		}
+		(*v)[*n].shard = index;
+		memcpy((*v)[*n].name, e->d_name, 65);
+		(*v)[*n].used = st.st_mtim;
+		(*v)[*n].size = (uint64_t)st.st_size;
+		*total += (*v)[(*n)++].size;
+	}
+	closedir(dir);
+}
+
+/* Over the cap: the least recently used go, down to nine tenths of it. */
+static void walk(struct ol_local *s, uint64_t *entries, uint64_t *bytes, bool evicting,
+		 bool remove_all)
+{
+	int subs[SHARDS];
+	struct aged *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0, evicted = 0;
+
+	for (int i = 0; i < SHARDS; i++) {
+		subs[i] = shard(s, hex[i], false);
+		if (subs[i] >= 0)
+			list_shard(subs[i], i, &v, &n, &cap, &total, remove_all);
+	}
+	if (evicting && total > s->cap) {
+		qsort(v, n, sizeof(*v), older);
+		for (size_t i = 0; i < n && total > s->cap / 10 * 9; i++)
+			if (unlinkat(subs[v[i].shard], v[i].name, 0) == 0 || errno == ENOENT) {
+				total -= v[i].size;
+				evicted++;
+			}
+	}
+	if (entries)
+		*entries = n - evicted;
+	if (bytes)
+		*bytes = total;
+	for (int i = 0; i < SHARDS; i++)
+		if (subs[i] >= 0)
+			close(subs[i]);
+	free(v);
+	if (evicted)
+		add_count(s, '0', OL_STAT_EVICTED, evicted);
+}
+
+static void evict(struct ol_local *s)
+{
+	walk(s, NULL, NULL, true, false);
+}
+
+/* The shard's counters file, locked. */
+static int open_stats(struct ol_local *s, char digit, bool create)
+{
+	int sub = shard(s, digit, create), fd;
+	struct stat st;
+
+	if (sub < 0)
+		return -1;
+	fd = openat(sub, "stats", O_RDWR | (create ? O_CREAT : 0) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		    s->shared ? 0666 : 0600);
+	close(sub);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void read_counters(int fd, uint64_t c[OL_STAT__COUNT])
+{
+	uint8_t b[8 + 8 * OL_STAT__COUNT];
+	ssize_t n = pread(fd, b, sizeof(b), 0);
+
+	memset(c, 0, sizeof(uint64_t) * OL_STAT__COUNT);
+	if (n < 8 || memcmp(b, stats_magic, 8) != 0)
+		return;
+	for (int i = 0; i < OL_STAT__COUNT && 8 + 8 * (i + 1) <= n; i++)
+		c[i] = ol_le64(b + 8 + 8 * i);
+}
+
+static void add_count(struct ol_local *s, char digit, enum ol_stat stat, uint64_t n)
+{
+	uint64_t c[OL_STAT__COUNT];
+	uint8_t b[8 + 8 * OL_STAT__COUNT];
+	int fd;
+
+	if (s->fd < 0 || (fd = open_stats(s, digit, true)) < 0)
+		return;
+	read_counters(fd, c);
+	c[stat] += n;
+	memcpy(b, stats_magic, 8);
+	for (int i = 0; i < OL_STAT__COUNT; i++)
+		ol_put_le64(b + 8 + 8 * i, c[i]);
+	if (pwrite(fd, b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		/* a counter lost is not worth failing anything for */
+	}
+	close(fd);
+}
+
+void ol_local_count(struct ol_local *s, const uint8_t key[32], enum ol_stat stat)
+{
+	add_count(s, hex[key[0] >> 4], stat, 1);
+}
+
+void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT], uint64_t *entries,
+		    uint64_t *bytes)
+{
+	memset(counters, 0, sizeof(uint64_t) * OL_STAT__COUNT);
+	*entries = *bytes = 0;
+	if (s->fd < 0)
+		return;
+	for (int i = 0; i < SHARDS; i++) {
+		uint64_t c[OL_STAT__COUNT];
+		int fd = open_stats(s, hex[i], false);
+
+		if (fd < 0)
+			continue;
+		read_counters(fd, c);
+		close(fd);
+		for (int k = 0; k < OL_STAT__COUNT; k++)
+			counters[k] += c[k];
+	}
+	walk(s, entries, bytes, false, false);
+}
+
+void ol_local_clear(struct ol_local *s)
+{
+	if (s->fd >= 0)
+		walk(s, NULL, NULL, false, true);
+}

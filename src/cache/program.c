@@ -1,0 +1,140 @@
+#include "cache/program.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/strvec.h"
+
+/* The C and C++ runtimes: the system's, whatever the tool. */
+static bool runtime_library(const char *name)
+{
+	static const char *const prefixes[] = {
+		"libc.so", "libm.so", "libmvec.so", "libstdc++.so", "libgcc_s.so", "libpthread.so",
+		"libdl.so", "librt.so", "ld-linux", "ld64.so", "libatomic.so",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+struct dynamic {
+	struct ol_strvec needed;
+	char *rpath, *runpath;
+};
+
+static void read_dynamic(int fd, struct dynamic *dy)
+{
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	if (elf_version(EV_CURRENT) == EV_NONE || !(e = elf_begin(fd, ELF_C_READ, NULL)))
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && gelf_getdyn(data, (int)i, &dyn); i++) {
+			const char *s = dyn.d_tag == DT_NEEDED || dyn.d_tag == DT_RPATH ||
+						dyn.d_tag == DT_RUNPATH
+					? elf_strptr(e, sh.sh_link, dyn.d_un.d_val) : NULL;
+
+			if (!s)
+				continue;
+			if (dyn.d_tag == DT_NEEDED)
+				ol_strvec_push(&dy->needed, s);
+			else if (dyn.d_tag == DT_RPATH && !dy->rpath)
+				dy->rpath = strdup(s);
+			else if (dyn.d_tag == DT_RUNPATH && !dy->runpath)
+				dy->runpath = strdup(s);
+		}
+	}
+	elf_end(e);
+}
+
+/* name in the ':'-separated dirs ($ORIGIN: origin); true with found set. */
+static bool find_in(const char *dirs, const char *origin, const char *name, char *found,
+		    size_t len)
+{
+	const char *p = dirs;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ":");
+		struct stat st;
+
+		if (n >= 7 && strncmp(p, "$ORIGIN", 7) == 0)
+			snprintf(found, len, "%s%.*s/%s", origin, (int)(n - 7), p + 7, name);
+		else if (n >= 9 && strncmp(p, "${ORIGIN}", 9) == 0)
+			snprintf(found, len, "%s%.*s/%s", origin, (int)(n - 9), p + 9, name);
+		else
+			snprintf(found, len, "%.*s/%s", (int)(n ? n : 1), n ? p : ".", name);
+		if (stat(found, &st) == 0 && S_ISREG(st.st_mode))
+			return true;
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
+static void key_libraries(struct ol_key *k, const char *real, const struct dynamic *dy)
+{
+	static const char system_dirs[] =
+		"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib/aarch64-linux-gnu:"
+		"/usr/lib/aarch64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib";
+	const char *ld_path = getenv("LD_LIBRARY_PATH");
+	char origin[PATH_MAX], found[PATH_MAX];
+	const char *slash = strrchr(real, '/');
+
+	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - real) : 1, slash ? real : ".");
+	for (size_t i = 0; i < dy->needed.n; i++) {
+		const char *name = dy->needed.v[i];
+
+		if (runtime_library(name))
+			continue;
+		if (strchr(name, '/') ? (snprintf(found, sizeof(found), "%s", name), true)
+		    : (!dy->runpath && find_in(dy->rpath, origin, name, found, sizeof(found))) ||
+			      find_in(ld_path, origin, name, found, sizeof(found)) ||
+			      find_in(dy->runpath, origin, name, found, sizeof(found)) ||
+			      find_in(system_dirs, origin, name, found, sizeof(found)))
+			ol_key_file(k, "library", found);
+		else
+			ol_key_text(k, "library missing", name);
+	}
+}
+
+void ol_key_program(struct ol_key *k, const char *label, const char *path)
+{
+	struct dynamic dy = { 0 };
+	char real[PATH_MAX];
+	int fd;
+
+	ol_key_path(k, label, path);
+	if (!realpath(path, real)) {
+		ol_key_text(k, label, "missing");
+		return;
+	}
+	if (!ol_key_file(k, "program content", real))
+		return;
+	fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	read_dynamic(fd, &dy);
+	close(fd);
+	key_libraries(k, real, &dy);
+	ol_strvec_free(&dy.needed);
+	free(dy.rpath);
+	free(dy.runpath);
+}

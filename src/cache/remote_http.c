@@ -1,0 +1,145 @@
+/* The HTTP backend (libcurl): an entry is the resource <url path><key>;
+ * GET answers 200 with it or 404 without, PUT stores it (201 or 204, as
+ * nginx's WebDAV module answers).  One connection is kept for the link. */
+#include "cache/remote.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fetch {
+	struct ol_buf *out;
+	size_t max;
+	bool too_large;
+};
+
+static size_t collect(char *p, size_t size, size_t n, void *ctx)
+{
+	struct fetch *f = ctx;
+
+	if (f->out->len + n > f->max) {
+		f->too_large = true;
+		return 0; /* stop: curl reports a write error */
+	}
+	return ol_buf_append(f->out, p, n * size) ? 0 : n * size;
+}
+
+static size_t discard(char *p, size_t size, size_t n, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+	return size * n;
+}
+
+static CURL *handle(struct ol_remote *r, struct ol_diag *d)
+{
+	static bool initialised;
+
+	if (r->conn)
+		return r->conn;
+	if (!initialised) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			ol_diag_set(d, OL_E_IO, NULL, "libcurl does not start");
+			return NULL;
+		}
+		initialised = true;
+	}
+	if (!(r->conn = curl_easy_init()))
+		ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	return r->conn;
+}
+
+static bool prepare(struct ol_remote *r, CURL *c, const char *key, struct ol_diag *d)
+{
+	char *url = NULL;
+	const char *sep = r->url[strlen(r->url) - 1] == '/' ? "" : "/";
+	CURLcode rc;
+
+	if (asprintf(&url, "%s%s%s", r->url, sep, key) < 0)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL), false;
+	curl_easy_reset(c);
+	rc = curl_easy_setopt(c, CURLOPT_URL, url);
+	free(url);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, r->connect_ms);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, r->op_ms);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, "offlink");
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (rc != CURLE_OK)
+		ol_diag_set(d, OL_E_USAGE, NULL, "%s", curl_easy_strerror(rc));
+	return rc == CURLE_OK;
+}
+
+static enum ol_remote_result http_get(struct ol_remote *r, const char *key, struct ol_buf *out,
+				      struct ol_diag *d)
+{
+	CURL *c = handle(r, d);
+	struct fetch f = { out, r->max_value, false };
+	long status = 0;
+	CURLcode rc;
+
+	if (!c || !prepare(r, c, key, d))
+		return OL_REMOTE_FAILED;
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &f);
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (f.too_large) {
+		out->len = 0;
+		return OL_REMOTE_ABSENT;
+	}
+	if (rc != CURLE_OK) {
+		ol_diag_set(d, OL_E_IO, NULL, "%s", curl_easy_strerror(rc));
+		return OL_REMOTE_FAILED;
+	}
+	if (status == 404) {
+		out->len = 0;
+		return OL_REMOTE_ABSENT;
+	}
+	if (status != 200) {
+		ol_diag_set(d, OL_E_IO, NULL, "GET answered HTTP %ld", status);
+		return OL_REMOTE_FAILED;
+	}
+	return OL_REMOTE_FOUND;
+}
+
+static enum ol_remote_result http_put(struct ol_remote *r, const char *key, const void *p,
+				      size_t n, struct ol_diag *d)
+{
+	CURL *c = handle(r, d);
+	long status = 0;
+	CURLcode rc;
+
+	if (!c || !prepare(r, c, key, d))
+		return OL_REMOTE_FAILED;
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, p);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	rc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (rc != CURLE_OK) {
+		ol_diag_set(d, OL_E_IO, NULL, "%s", curl_easy_strerror(rc));
+		return OL_REMOTE_FAILED;
+	}
+	if (status < 200 || status > 299) {
+		ol_diag_set(d, OL_E_IO, NULL, "PUT answered HTTP %ld", status);
+		return OL_REMOTE_FAILED;
+	}
+	return OL_REMOTE_FOUND;
+}
+
+static void http_close(struct ol_remote *r)
+{
+	curl_easy_cleanup(r->conn);
+	r->conn = NULL;
+}
+
+const struct ol_remote_backend ol_remote_http = {
+	.scheme = "http",
+	.default_port = 80,
+	.get = http_get,
+	.put = http_put,
+	.close = http_close,
+};
