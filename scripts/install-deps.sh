@@ -7,6 +7,7 @@ set -euo pipefail
 build_pkgs=(
   cmake pkg-config gcc make
   libelf-dev libarchive-dev libcmocka-dev zlib1g-dev libzstd-dev libmd-dev nettle-dev
+  libhiredis-dev libcurl4-openssl-dev
 )
 # (qemu-user and the arm64 cross C library run the aarch64 registration
 # code in tests/e2e/registration_forms.sh.)
@@ -14,11 +15,14 @@ build_pkgs=(
 # oracles for its links.  libomptarget 19 runs the linked programs on its
 # host device (and libomp-19-dev must stay: the libomp-N-dev packages
 # conflict, so 16's and 22's runtimes are unpacked privately, below).
+# redis-server and nginx (WebDAV) serve the remote device-link cache in
+# tests/e2e/cache_remote.sh, on loopback ports of the test's own.
 test_pkgs=(
   clang-19 clang-tools-19 llvm-19 lld-19 libomp-19-dev libclang-rt-19-dev
   clang-16 clang-tools-16 llvm-16 lld-16
   clang-22 clang-tools-22 llvm-22 lld-22
   binutils file xxd jq dpkg-dev
+  redis-server redis-tools nginx-light curl
   qemu-user binutils-aarch64-linux-gnu libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
 )
 # The OpenMP runtimes of LLVM 16 and 22, unpacked under deps/ (never

@@ -65,11 +65,21 @@ wrap_seeds=$(mktemp -d)
 trap 'rm -rf "$seeds" "$wrap_seeds"' EXIT
 printf '\001\000a.out\000img\000c\000x86_64-pc-linux-gnu\000\000k.o' >"$wrap_seeds/plain"
 printf '\045\000d*/x\000d*\000*/\000nvptx64-*/\n#error\n/*\000sm_90\000lib.a(#1/x*/)\000v.managed\000v' >"$wrap_seeds/comment"
+# The cache's parsers: the first byte picks one (tests/fuzz/fuzz_cache_parsers.c).
+cache_seeds=$(mktemp -d)
+trap 'rm -rf "$seeds" "$wrap_seeds" "$cache_seeds"' EXIT
+printf '\000out.so: \\\n  k.o \\\n  sp ace/lib.a\n\nk.o:\n' >"$cache_seeds/gnu.d"
+printf '\001out.so: \\\n k.o \\\n sp\\ ace/l$$b\\#.a\n' >"$cache_seeds/lld.d"
+printf '\002clang version 19\n "/usr/bin/ld" "-o" "a\\"b" "-lc"\n' >"$cache_seeds/jobs"
+printf '\003OLMANIF1lib/libdev.a\000/lib/libc.so.6\000' >"$cache_seeds/manifest"
+printf '\005redis://:pw@h:6379/2|read-only|connect-timeout=5' >"$cache_seeds/url"
+cp "$src"/tests/fuzz/regressions/* "$cache_seeds/"
 for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries \
-	fuzz_wrapper_source; do
+	fuzz_wrapper_source fuzz_cache_parsers; do
 	mkdir -p "build-fuzz/corpus-$f"
 	corpus=$seeds
 	[ $f = fuzz_wrapper_source ] && corpus=$wrap_seeds
+	[ $f = fuzz_cache_parsers ] && corpus=$cache_seeds
 	# -timeout: an input that runs 10 s is a hang, reported as a finding
 	# (libFuzzer's default waits 20 minutes, past max_total_time).
 	if ! build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -timeout=10 -max_len=16384 -rss_limit_mb=2048 \

@@ -68,6 +68,8 @@ enum ol_err ol_depfile_parse(const char *text, size_t len, enum ol_ld_flavor fla
 			rc = ol_buf_append(&b, s, (size_t)(eol - s)) ? OL_E_NOMEM : ol_buf_puts(&b, "");
 		else
 			rc = unescape(s, (size_t)(eol - s), &b);
+		if (!rc && memchr(b.data, '\0', b.len))
+			rc = OL_E_BAD_FIELD; /* no path holds a NUL */
 		if (!rc && b.len && !ol_strmap_get(&seen, (const char *)b.data, b.len)) {
 			if (ol_strvec_push(&files, (const char *)b.data))
 				rc = OL_E_NOMEM;

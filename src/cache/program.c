@@ -1,5 +1,6 @@
 #include "cache/program.h"
 
+
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -31,19 +32,51 @@ struct dynamic {
 	char *rpath, *runpath;
 };
 
-static void read_dynamic(int fd, struct dynamic *dy)
+/* The GNU build ID of an ELF file (hex in out), if it has one. */
+static bool build_id(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, char *out, size_t len)
+{
+	Elf_Data *data;
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off;
+
+	if (sh->sh_type != SHT_NOTE || !(data = elf_getdata(scn, NULL)))
+		return false;
+	(void)e;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || nh.n_descsz < 8 ||
+		    nh.n_descsz > 64 || memcmp((const char *)data->d_buf + name_off, "GNU", 4) != 0)
+			continue;
+		for (size_t i = 0; i < nh.n_descsz && 2 * i + 3 <= len; i++)
+			snprintf(out + 2 * i, 3, "%02x", ((const uint8_t *)data->d_buf)[desc_off + i]);
+		return true;
+	}
+	return false;
+}
+
+/* Read path's build ID and (dy not NULL) its dynamic section; false when
+ * it is not an ELF file. */
+static bool read_elf(int fd, struct dynamic *dy, char *id, size_t idlen)
 {
 	Elf *e;
 	Elf_Scn *scn = NULL;
 
+	id[0] = '\0';
 	if (elf_version(EV_CURRENT) == EV_NONE || !(e = elf_begin(fd, ELF_C_READ, NULL)))
-		return;
+		return false;
+	if (elf_kind(e) != ELF_K_ELF) {
+		elf_end(e);
+		return false;
+	}
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 		GElf_Dyn dyn;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (!id[0] && build_id(e, scn, &sh, id, idlen))
+			continue;
+		if (!dy || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize ||
 		    !(data = elf_getdata(scn, NULL)))
 			continue;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize && gelf_getdyn(data, (int)i, &dyn); i++) {
@@ -62,6 +95,31 @@ static void read_dynamic(int fd, struct dynamic *dy)
 		}
 	}
 	elf_end(e);
+	return true;
+}
+
+/* label + a binary: its build ID and size (what its linker computed over
+ * its content) or, without one, its content's digest.  dy: its dynamic
+ * section, read on the way. */
+static bool key_binary(struct ol_key *k, const char *label, const char *path, struct dynamic *dy)
+{
+	char id[160], text[200];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	bool elf;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return ol_key_file(k, label, path); /* says missing, or refuses */
+	}
+	elf = read_elf(fd, dy, id, sizeof(id));
+	close(fd);
+	if (!elf || !id[0])
+		return ol_key_file(k, label, path);
+	snprintf(text, sizeof(text), "build-id %s size %lld", id, (long long)st.st_size);
+	ol_key_text(k, label, text);
+	return true;
 }
 
 /* name in the ':'-separated dirs ($ORIGIN: origin); true with found set. */
@@ -109,7 +167,7 @@ static void key_libraries(struct ol_key *k, const char *real, const struct dynam
 			      find_in(ld_path, origin, name, found, sizeof(found)) ||
 			      find_in(dy->runpath, origin, name, found, sizeof(found)) ||
 			      find_in(system_dirs, origin, name, found, sizeof(found)))
-			ol_key_file(k, "library", found);
+			key_binary(k, "library", found, NULL);
 		else
 			ol_key_text(k, "library missing", name);
 	}
@@ -119,21 +177,14 @@ void ol_key_program(struct ol_key *k, const char *label, const char *path)
 {
 	struct dynamic dy = { 0 };
 	char real[PATH_MAX];
-	int fd;
 
 	ol_key_path(k, label, path);
 	if (!realpath(path, real)) {
 		ol_key_text(k, label, "missing");
 		return;
 	}
-	if (!ol_key_file(k, "program content", real))
-		return;
-	fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	read_dynamic(fd, &dy);
-	close(fd);
-	key_libraries(k, real, &dy);
+	if (key_binary(k, "program content", real, &dy))
+		key_libraries(k, real, &dy);
 	ol_strvec_free(&dy.needed);
 	free(dy.rpath);
 	free(dy.runpath);

@@ -4,6 +4,7 @@
  * (maxmemory-policy allkeys-lru is what a cache wants). */
 #include "cache/remote.h"
 
+#include <errno.h>
 #include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,10 @@ static redisReply *command(struct ol_remote *r, int argc, const char **argv, con
 	redisReply *reply = redisCommandArgv(c, argc, argv, len);
 
 	if (!reply) {
-		ol_diag_set(d, OL_E_IO, NULL, "%s", c->errstr[0] ? c->errstr : "no reply");
+		if (c->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK))
+			ol_diag_set(d, OL_E_IO, NULL, "no answer within %ld ms", r->op_ms);
+		else
+			ol_diag_set(d, OL_E_IO, NULL, "%s", c->errstr[0] ? c->errstr : "no reply");
 		return NULL;
 	}
 	if (reply->type == REDIS_REPLY_ERROR) {

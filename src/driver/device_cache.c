@@ -41,6 +41,7 @@
 #include "cache/depfile.h"
 #include "cache/key.h"
 #include "cache/linkline.h"
+#include "cache/manifest.h"
 #include "cache/program.h"
 #include "cache/toolargs.h"
 #include "common/message.h"
@@ -399,24 +400,6 @@ static bool result_key(struct ol_link *l, const struct ol_group *g, char *const 
 	return !k.uncacheable[0];
 }
 
-static const char manifest_magic[] = "OLMANIF1";
-
-/* A manifest's files: NUL-terminated paths after the magic. */
-static bool parse_manifest(const struct ol_buf *b, struct ol_strvec *files)
-{
-	size_t m = sizeof(manifest_magic) - 1;
-	const char *p, *end;
-
-	if (b->len < m || memcmp(b->data, manifest_magic, m) != 0 ||
-	    (b->len > m && b->data[b->len - 1] != '\0'))
-		return false;
-	for (p = (const char *)b->data + m, end = (const char *)b->data + b->len; p < end;
-	     p += strlen(p) + 1)
-		if (!*p || ol_strvec_push(files, p))
-			return false;
-	return true;
-}
-
 /* -v: what the cache did for g; the entry is named when there is one. */
 static void say(struct ol_link *l, const struct ol_group *g, const char *what,
 		const uint8_t *entry)
@@ -452,7 +435,7 @@ static void lookup_group(struct ol_link *l, struct ol_group *g)
 	} else {
 		derive(g->cache_key, "manifest", mkey);
 		if (ol_store_get(&l->cache, OL_ENTRY_MANIFEST, mkey, NULL, &mbuf, &remote) &&
-		    parse_manifest(&mbuf, &files) &&
+		    ol_manifest_decode(mbuf.data, mbuf.len, &files) &&
 		    result_key(l, g, files.v, files.n, want_explain ? &explain : NULL, rkey))
 			found = ol_store_get(&l->cache, OL_ENTRY_IMAGE, rkey, g->image_path, NULL,
 					     &remote);
@@ -557,10 +540,7 @@ void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 			  "file could not be read", NULL);
 		goto out;
 	}
-	ol_buf_append(&manifest, manifest_magic, sizeof(manifest_magic) - 1);
-	for (size_t i = 0; i < files.n; i++)
-		ol_buf_append(&manifest, files.v[i], strlen(files.v[i]) + 1);
-	if (!result_key(l, g, files.v, files.n, NULL, rkey) ||
+	if (!ol_manifest_encode(files.v, files.n, &manifest) || !result_key(l, g, files.v, files.n, NULL, rkey) ||
 	    ol_map_file(g->image_path, &image, &d) || !image.len)
 		goto out;
 	say(l, g, "stored", rkey);
