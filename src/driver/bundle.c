@@ -267,6 +267,14 @@ static enum ol_err managed_vars(struct ol_link *l, struct ol_wrapper *w,
 				       ol_link_quote(l, m->init_symbol));
 			continue;
 		}
+		if (w->llvm_as && (strncmp(m->init_symbol, ".L", 2) == 0 ||
+				   strncmp(m->pointer_symbol, ".L", 2) == 0)) {
+			ol_link_errorf(l, "%s: managed variable %s: LLVM's assembler takes a name "
+					  "starting with .L for a label of its own and cannot reference "
+					  "it; GNU as can (binutils for the host, or OFFLINK_AS)",
+				       managed_origin(l, m), ol_link_quote(l, m->pointer_symbol));
+			continue;
+		}
 		(*out)[(*n)++] = (struct wrap_managed){ m->init_symbol, m->pointer_symbol };
 	}
 	return OL_OK;

@@ -157,6 +157,9 @@ struct ol_wrapper {
 	size_t nsteps;
 	const struct asm_arch *arch; /* registration written as assembly for
 				      * it (wrap/asm_code.h), or NULL: as C */
+	bool llvm_as;                /* assembled by LLVM (llvm-mc, or clang for
+				      * the C form): it cannot name a symbol
+				      * starting with .L, its own local prefix */
 };
 
 struct ol_options {

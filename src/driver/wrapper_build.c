@@ -110,6 +110,8 @@ static enum ol_err choose_form(struct ol_link *l, struct ol_wrapper *w, char **a
 	const char *why = NULL;
 
 	*assembler = NULL;
+	*mc = false;
+	w->llvm_as = true; /* until an assembler other than LLVM's is found */
 	if (!mode || !*mode)
 		mode = "auto";
 	if (strcmp(mode, "c") == 0)
@@ -129,8 +131,10 @@ static enum ol_err choose_form(struct ol_link *l, struct ol_wrapper *w, char **a
 					     "as, llvm-mc of LLVM %u)", a->name, a->name, l->llvm.major);
 	if (!why) {
 		w->arch = a;
+		w->llvm_as = *mc;
 		return OL_OK;
 	}
+	w->llvm_as = true; /* C, compiled by clang */
 	if (strcmp(mode, "asm") == 0) {
 		ol_link_errorf(l, "--registration=asm: %s", why);
 		return OL_E_USAGE;

@@ -68,12 +68,12 @@ static enum ol_err first_four(struct ol_buf *out, const struct asm_layout *f)
 static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
 			   const struct asm_layout *f)
 {
-	L(".L%s_managed:", p->lower);
-	L("\ttbnz w22, #3, .L%s_next", p->lower); /* extern: the definer registers it */
+	L(".L__offlink_%s_managed:", p->lower);
+	L("\ttbnz w22, #3, .L__offlink_%s_next", p->lower); /* extern: the definer registers it */
 	if (p->new_entries) {
 		L("\tldr x1, [x20, #48]"); /* AuxAddr: the pointer variable */
 	} else if (p->nmanaged == 0) {
-		L("\tb .L%s_next", p->lower);
+		L("\tb .L__offlink_%s_next", p->lower);
 		return OL_OK;
 	} else {
 		char table[64];
@@ -83,18 +83,18 @@ static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
 			return OL_E_NOMEM;
 		L("\tmov x10, #%zu", p->nmanaged);
 		L("\tldr x11, [x20, #%u]", f->addr);
-		L(".L%s_find:", p->lower);
-		L("\tcbz x10, .L%s_next", p->lower);
+		L(".L__offlink_%s_find:", p->lower);
+		L("\tcbz x10, .L__offlink_%s_next", p->lower);
 		L("\tldr x12, [x9]");
 		L("\tcmp x12, x11");
-		L("\tb.eq .L%s_found", p->lower);
+		L("\tb.eq .L__offlink_%s_found", p->lower);
 		L("\tadd x9, x9, #16");
 		L("\tsub x10, x10, #1");
-		L("\tb .L%s_find", p->lower);
-		L(".L%s_found:", p->lower);
+		L("\tb .L__offlink_%s_find", p->lower);
+		L(".L__offlink_%s_found:", p->lower);
 		L("\tldr x1, [x9, #8]");
 	}
-	L("\tcbz x1, .L%s_next", p->lower);
+	L("\tcbz x1, .L__offlink_%s_next", p->lower);
 	L("\tmov x0, x19");
 	L("\tldr x2, [x20, #%u]", f->addr);
 	L("\tldr x3, [x20, #%u]", f->name);
@@ -112,18 +112,18 @@ static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
 			L("\tldr x9, [x20, #%u]", f->data);
 		else
 			L("\tldr w9, [x20, #%u]", f->data);
-		L("\tcbnz x9, .L%s_align", p->lower);
+		L("\tcbnz x9, .L__offlink_%s_align", p->lower);
 		/* the largest power of two dividing the size, at most 16 */
 		L("\tneg x9, x23");
 		L("\tand x9, x9, x23");
 		L("\tmov x10, #16");
 		L("\tcmp x9, x10");
 		L("\tcsel x9, x9, x10, ls");
-		L(".L%s_align:", p->lower);
+		L(".L__offlink_%s_align:", p->lower);
 		L("\tmov w5, w9");
 		L("\tbl __hipRegisterManagedVar");
 	}
-	L("\tb .L%s_next", p->lower);
+	L("\tb .L__offlink_%s_next", p->lower);
 	return OL_OK;
 }
 
@@ -131,22 +131,22 @@ static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip
 				   const struct asm_layout *f)
 {
 	/* (h, addr, name, name, (int)data, ext) */
-	L(".L%s_surface:", p->lower);
+	L(".L__offlink_%s_surface:", p->lower);
 	if (first_four(out, f))
 		return OL_E_NOMEM;
 	L("\tldr w4, [x20, #%u]", f->data);
 	L("\tubfx w5, w22, #3, #1");
 	L("\tbl __hipRegisterSurface");
-	L("\tb .L%s_next", p->lower);
+	L("\tb .L__offlink_%s_next", p->lower);
 	/* (h, addr, name, name, (int)data, normalized, ext) */
-	L(".L%s_texture:", p->lower);
+	L(".L__offlink_%s_texture:", p->lower);
 	if (first_four(out, f))
 		return OL_E_NOMEM;
 	L("\tldr w4, [x20, #%u]", f->data);
 	L("\tubfx w5, w22, #5, #1");
 	L("\tubfx w6, w22, #3, #1");
 	L("\tbl __hipRegisterTexture");
-	L("\tb .L%s_next", p->lower);
+	L("\tb .L__offlink_%s_next", p->lower);
 	return OL_OK;
 }
 
@@ -188,27 +188,27 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	snprintf(sym, sizeof(sym), "__stop_%s", p->entries);
 	if (address(out, "x21", sym))
 		return OL_E_NOMEM;
-	L(".L%s_entry:", p->lower);
+	L(".L__offlink_%s_entry:", p->lower);
 	L("\tcmp x20, x21");
-	L("\tb.hs .L%s_done", p->lower);
+	L("\tb.hs .L__offlink_%s_done", p->lower);
 	if (p->new_entries) {
 		/* Reserved 0 and this language's kind (HIP: 3 in LLVM 20, 4 from 21) */
 		L("\tldr x9, [x20]");
-		L("\tcbnz x9, .L%s_next", p->lower);
+		L("\tcbnz x9, .L__offlink_%s_next", p->lower);
 		L("\tldrh w9, [x20, #10]");
 		if (p->hip) {
 			L("\tcmp w9, #3");
-			L("\tb.eq .L%s_kind", p->lower);
+			L("\tb.eq .L__offlink_%s_kind", p->lower);
 			L("\tcmp w9, #4");
 		} else {
 			L("\tcmp w9, #2");
 		}
-		L("\tb.ne .L%s_next", p->lower);
-		L(".L%s_kind:", p->lower);
+		L("\tb.ne .L__offlink_%s_next", p->lower);
+		L(".L__offlink_%s_kind:", p->lower);
 	}
 	L("\tldr w22, [x20, #%u]", f->flags);
 	L("\tldr x23, [x20, #%u]", f->bytes);
-	L("\tcbnz x23, .L%s_variable", p->lower);
+	L("\tcbnz x23, .L__offlink_%s_variable", p->lower);
 	/* A kernel: (h, addr, name, name, -1, 0, 0, 0, 0, 0) */
 	if (first_four(out, f))
 		return OL_E_NOMEM;
@@ -218,21 +218,21 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	L("\tmov x7, xzr");
 	L("\tstp xzr, xzr, [sp]");
 	L("\tbl %sRegisterFunction", p->prefix);
-	L("\tb .L%s_next", p->lower);
-	L(".L%s_variable:", p->lower);
+	L("\tb .L__offlink_%s_next", p->lower);
+	L(".L__offlink_%s_variable:", p->lower);
 	L("\tand w9, w22, #7");
-	L("\tcbz w9, .L%s_plain", p->lower);
+	L("\tcbz w9, .L__offlink_%s_plain", p->lower);
 	L("\tcmp w9, #1");
-	L("\tb.eq .L%s_managed", p->lower);
+	L("\tb.eq .L__offlink_%s_managed", p->lower);
 	if (p->hip) {
 		L("\tcmp w9, #2");
-		L("\tb.eq .L%s_surface", p->lower);
+		L("\tb.eq .L__offlink_%s_surface", p->lower);
 		L("\tcmp w9, #3");
-		L("\tb.eq .L%s_texture", p->lower);
+		L("\tb.eq .L__offlink_%s_texture", p->lower);
 	}
-	L("\tb .L%s_next", p->lower);
+	L("\tb .L__offlink_%s_next", p->lower);
 	/* (h, addr, name, name, ext, size, constant, 0) */
-	L(".L%s_plain:", p->lower);
+	L(".L__offlink_%s_plain:", p->lower);
 	if (first_four(out, f))
 		return OL_E_NOMEM;
 	L("\tubfx w4, w22, #3, #1");
@@ -240,13 +240,13 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	L("\tubfx w6, w22, #4, #1");
 	L("\tmov w7, wzr");
 	L("\tbl %sRegisterVar", p->prefix);
-	L("\tb .L%s_next", p->lower);
+	L("\tb .L__offlink_%s_next", p->lower);
 	if (managed(out, p, f) || (p->hip && surface_texture(out, p, f)))
 		return OL_E_NOMEM;
-	L(".L%s_next:", p->lower);
+	L(".L__offlink_%s_next:", p->lower);
 	L("\tadd x20, x20, #%u", f->size);
-	L("\tb .L%s_entry", p->lower);
-	L(".L%s_done:", p->lower);
+	L("\tb .L__offlink_%s_entry", p->lower);
+	L(".L__offlink_%s_done:", p->lower);
 	if (!p->hip) {
 		L("\tmov x0, x19");
 		L("\tbl __cudaRegisterFatBinaryEnd");

@@ -63,32 +63,32 @@ static enum ol_err flag_bit(struct ol_buf *out, const char *reg, unsigned bit)
 static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
 			   const struct asm_layout *f)
 {
-	L(".L%s_managed:", p->lower);
+	L(".L__offlink_%s_managed:", p->lower);
 	L("\ttestl $8, %%r14d"); /* extern: left to the defining object */
-	L("\tjnz .L%s_next", p->lower);
+	L("\tjnz .L__offlink_%s_next", p->lower);
 	if (p->new_entries) {
 		L("\tmovq 48(%%r12), %%rsi"); /* AuxAddr: the pointer variable */
 	} else if (p->nmanaged == 0) {
-		L("\tjmp .L%s_next", p->lower);
+		L("\tjmp .L__offlink_%s_next", p->lower);
 		return OL_OK;
 	} else {
 		/* The pointer of this initial value, from the link's table. */
 		L("\tleaq __offlink_%s_managed(%%rip), %%rax", p->lower);
 		L("\tmovl $%zu, %%ecx", p->nmanaged);
 		L("\tmovq %u(%%r12), %%rdx", f->addr);
-		L(".L%s_find:", p->lower);
+		L(".L__offlink_%s_find:", p->lower);
 		L("\ttestl %%ecx, %%ecx");
-		L("\tjz .L%s_next", p->lower);
+		L("\tjz .L__offlink_%s_next", p->lower);
 		L("\tcmpq (%%rax), %%rdx");
-		L("\tje .L%s_found", p->lower);
+		L("\tje .L__offlink_%s_found", p->lower);
 		L("\taddq $16, %%rax");
 		L("\tdecl %%ecx");
-		L("\tjmp .L%s_find", p->lower);
-		L(".L%s_found:", p->lower);
+		L("\tjmp .L__offlink_%s_find", p->lower);
+		L(".L__offlink_%s_found:", p->lower);
 		L("\tmovq 8(%%rax), %%rsi");
 	}
 	L("\ttestq %%rsi, %%rsi");
-	L("\tjz .L%s_next", p->lower);
+	L("\tjz .L__offlink_%s_next", p->lower);
 	L("\tmovq %%rbx, %%rdi");
 	L("\tmovq %u(%%r12), %%rdx", f->addr);
 	L("\tmovq %u(%%r12), %%rcx", f->name);
@@ -111,19 +111,19 @@ static enum ol_err managed(struct ol_buf *out, const struct asm_cuda_hip *p,
 			L("\tmovl %u(%%r12), %%eax", f->data);
 			L("\ttestl %%eax, %%eax");
 		}
-		L("\tjnz .L%s_align", p->lower);
+		L("\tjnz .L__offlink_%s_align", p->lower);
 		/* the largest power of two dividing the size, at most 16 */
 		L("\tmovq %%r15, %%rax");
 		L("\tnegq %%rax");
 		L("\tandq %%r15, %%rax");
 		L("\tcmpq $16, %%rax");
-		L("\tjbe .L%s_align", p->lower);
+		L("\tjbe .L__offlink_%s_align", p->lower);
 		L("\tmovl $16, %%eax");
-		L(".L%s_align:", p->lower);
+		L(".L__offlink_%s_align:", p->lower);
 		L("\tmovl %%eax, %%r9d");
 		L("\tcall __hipRegisterManagedVar@PLT");
 	}
-	L("\tjmp .L%s_next", p->lower);
+	L("\tjmp .L__offlink_%s_next", p->lower);
 	return OL_OK;
 }
 
@@ -131,16 +131,16 @@ static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip
 				   const struct asm_layout *f)
 {
 	/* (h, addr, name, name, (int)data, ext) */
-	L(".L%s_surface:", p->lower);
+	L(".L__offlink_%s_surface:", p->lower);
 	if (first_four(out, f))
 		return OL_E_NOMEM;
 	L("\tmovl %u(%%r12), %%r8d", f->data);
 	if (flag_bit(out, "%r9d", 3))
 		return OL_E_NOMEM;
 	L("\tcall __hipRegisterSurface@PLT");
-	L("\tjmp .L%s_next", p->lower);
+	L("\tjmp .L__offlink_%s_next", p->lower);
 	/* (h, addr, name, name, (int)data, normalized, ext) */
-	L(".L%s_texture:", p->lower);
+	L(".L__offlink_%s_texture:", p->lower);
 	if (first_four(out, f))
 		return OL_E_NOMEM;
 	L("\tmovl %u(%%r12), %%r8d", f->data);
@@ -148,7 +148,7 @@ static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip
 		return OL_E_NOMEM;
 	L("\tmovq %%rax, 0(%%rsp)");
 	L("\tcall __hipRegisterTexture@PLT");
-	L("\tjmp .L%s_next", p->lower);
+	L("\tjmp .L__offlink_%s_next", p->lower);
 	return OL_OK;
 }
 
@@ -174,28 +174,28 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	L("\tmovq %%rax, %%rbx");
 	L("\tleaq __start_%s(%%rip), %%r12", p->entries);
 	L("\tleaq __stop_%s(%%rip), %%r13", p->entries);
-	L(".L%s_entry:", p->lower);
+	L(".L__offlink_%s_entry:", p->lower);
 	L("\tcmpq %%r13, %%r12");
-	L("\tjae .L%s_done", p->lower);
+	L("\tjae .L__offlink_%s_done", p->lower);
 	if (p->new_entries) {
 		/* Reserved 0 and this language's kind (HIP: 3 in LLVM 20, 4 from 21) */
 		L("\tcmpq $0, 0(%%r12)");
-		L("\tjne .L%s_next", p->lower);
+		L("\tjne .L__offlink_%s_next", p->lower);
 		L("\tmovzwl 10(%%r12), %%eax");
 		if (p->hip) {
 			L("\tcmpl $3, %%eax");
-			L("\tje .L%s_kind", p->lower);
+			L("\tje .L__offlink_%s_kind", p->lower);
 			L("\tcmpl $4, %%eax");
 		} else {
 			L("\tcmpl $2, %%eax");
 		}
-		L("\tjne .L%s_next", p->lower);
-		L(".L%s_kind:", p->lower);
+		L("\tjne .L__offlink_%s_next", p->lower);
+		L(".L__offlink_%s_kind:", p->lower);
 	}
 	L("\tmovl %u(%%r12), %%r14d", f->flags);
 	L("\tmovq %u(%%r12), %%r15", f->bytes);
 	L("\ttestq %%r15, %%r15");
-	L("\tjnz .L%s_variable", p->lower);
+	L("\tjnz .L__offlink_%s_variable", p->lower);
 	/* A kernel: (h, addr, name, name, -1, 0, 0, 0, 0, 0) */
 	if (first_four(out, f))
 		return OL_E_NOMEM;
@@ -204,22 +204,22 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	for (unsigned i = 0; i < 4; i++)
 		L("\tmovq $0, %u(%%rsp)", 8 * i);
 	L("\tcall %sRegisterFunction@PLT", p->prefix);
-	L("\tjmp .L%s_next", p->lower);
-	L(".L%s_variable:", p->lower);
+	L("\tjmp .L__offlink_%s_next", p->lower);
+	L(".L__offlink_%s_variable:", p->lower);
 	L("\tmovl %%r14d, %%eax");
 	L("\tandl $7, %%eax");
-	L("\tjz .L%s_plain", p->lower);
+	L("\tjz .L__offlink_%s_plain", p->lower);
 	L("\tcmpl $1, %%eax");
-	L("\tje .L%s_managed", p->lower);
+	L("\tje .L__offlink_%s_managed", p->lower);
 	if (p->hip) {
 		L("\tcmpl $2, %%eax");
-		L("\tje .L%s_surface", p->lower);
+		L("\tje .L__offlink_%s_surface", p->lower);
 		L("\tcmpl $3, %%eax");
-		L("\tje .L%s_texture", p->lower);
+		L("\tje .L__offlink_%s_texture", p->lower);
 	}
-	L("\tjmp .L%s_next", p->lower);
+	L("\tjmp .L__offlink_%s_next", p->lower);
 	/* (h, addr, name, name, ext, size, constant, 0) */
-	L(".L%s_plain:", p->lower);
+	L(".L__offlink_%s_plain:", p->lower);
 	if (first_four(out, f) || flag_bit(out, "%r8d", 3))
 		return OL_E_NOMEM;
 	L("\tmovq %%r15, %%r9");
@@ -228,13 +228,13 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	L("\tmovq %%rax, 0(%%rsp)");
 	L("\tmovq $0, 8(%%rsp)");
 	L("\tcall %sRegisterVar@PLT", p->prefix);
-	L("\tjmp .L%s_next", p->lower);
+	L("\tjmp .L__offlink_%s_next", p->lower);
 	if (managed(out, p, f) || (p->hip && surface_texture(out, p, f)))
 		return OL_E_NOMEM;
-	L(".L%s_next:", p->lower);
+	L(".L__offlink_%s_next:", p->lower);
 	L("\taddq $%u, %%r12", f->size);
-	L("\tjmp .L%s_entry", p->lower);
-	L(".L%s_done:", p->lower);
+	L("\tjmp .L__offlink_%s_entry", p->lower);
+	L(".L__offlink_%s_done:", p->lower);
 	if (!p->hip) {
 		L("\tmovq %%rbx, %%rdi");
 		L("\tcall __cudaRegisterFatBinaryEnd@PLT");

@@ -9,8 +9,11 @@
  * triples and archs, only inside the header comment, which the C form
  * shares (comment.c: every byte escaped, common/escape.h);
  * the linked files' paths, in .incbin strings, escaped; managed-variable
- * symbol names, only when every byte is one of [A-Za-z0-9_.$] (checked
- * before the assembly path is chosen, wrap_asm_symbol_ok). */
+ * symbol names, always quoted ("name"), which GNU as and llvm-mc both
+ * read as exactly that symbol: "." is not the location counter, "$" not
+ * an operand, and the generator's own labels are .L__offlink_*, a prefix
+ * no input name may have (wrap_symbol_allowed).  A name holding a newline,
+ * '"' or '\\' goes the C path (wrap_asm_symbol_ok). */
 #include "wrap/wrapper.h"
 
 #include <stdio.h>
@@ -51,15 +54,19 @@ const struct asm_arch *asm_arch_of(const char *host_triple)
 	return NULL;
 }
 
+/* GNU as and llvm-mc read a quoted symbol name byte for byte, but for a
+ * newline (which ends the line) and for '"' and '\\', whose escapes they
+ * read differently (GNU as takes \\" as '"', llvm-mc keeps the backslash):
+ * a name holding one of those goes the C path. */
 bool wrap_asm_symbol_ok(const char *name)
 {
-	if (!name || !*name || (*name >= '0' && *name <= '9'))
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '$'))
-			return false;
-	return true;
+	return name && *name && !strpbrk(name, "\n\"\\");
+}
+
+static enum ol_err quoted_symbol(struct ol_buf *out, const char *name)
+{
+	return ol_buf_puts(out, "\"") || ol_buf_puts(out, name) || ol_buf_puts(out, "\"")
+		? OL_E_NOMEM : OL_OK;
 }
 
 static enum ol_err section(struct ol_buf *out, const char *name, const char *flags,
@@ -213,8 +220,15 @@ static enum ol_err cuda_hip(const struct wrap_cuda_hip *w, const struct asm_arch
 		if (section(out, ".data.rel.ro", "aw", "progbits", 8))
 			return OL_E_NOMEM;
 		P("__offlink_%s_managed:\n", n->lower);
-		for (size_t i = 0; i < w->nmanaged; i++)
-			P("\t.quad %s, %s\n", w->managed[i].init_symbol, w->managed[i].pointer_symbol);
+		for (size_t i = 0; i < w->nmanaged; i++) {
+			P("\t.quad ");
+			if (quoted_symbol(out, w->managed[i].init_symbol))
+				return OL_E_NOMEM;
+			P(", ");
+			if (quoted_symbol(out, w->managed[i].pointer_symbol))
+				return OL_E_NOMEM;
+			P("\n");
+		}
 	}
 	P("\n");
 	if (a->cuda_hip_code(out, &p))

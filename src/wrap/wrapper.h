@@ -44,9 +44,9 @@ struct wrap_managed {
 
 /* Whether a symbol name from an input may be referenced by the generated
  * code: not empty, not starting with byte 1 (which clang takes as "no
- * prefix" in an asm label), and not in offlink's own namespace
- * "__offlink_", so it can never name one of the registration code's own
- * symbols. */
+ * prefix" in an asm label), and not in offlink's own namespaces
+ * "__offlink_" and ".L__offlink_" (the assembly's local labels), so it can
+ * never name one of the registration code's own symbols or labels. */
 bool wrap_symbol_allowed(const char *name);
 
 struct wrap_cuda_hip {
@@ -70,8 +70,10 @@ enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *o
 
 struct asm_arch;
 
-/* Whether the assembly path can write this symbol name: [A-Za-z0-9_.$],
- * not starting with a digit (anything else goes the C path). */
+/* Whether the assembly path can write this symbol name (quoted): any
+ * name but one holding a newline, '"' or '\\', which the assemblers read
+ * differently in a quoted name (those go the C path, whose compiler
+ * writes symbols itself). */
 bool wrap_asm_symbol_ok(const char *name);
 
 /* The OpenMP registration for architecture a, as assembly. */

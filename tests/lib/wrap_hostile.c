@@ -14,16 +14,19 @@
 
 static char all_bytes[256];   /* 1..255 */
 static char name_bytes[256];  /* 1..255 without '/' */
+static char line_bytes[256];  /* 2..255 without newline: one line of assembly */
 static char long_text[20001];
 
 static void init_strings(void)
 {
-	size_t k = 0;
+	size_t k = 0, m = 0;
 
 	for (int c = 1; c < 256; c++) {
 		all_bytes[c - 1] = (char)c;
 		if (c != '/')
 			name_bytes[k++] = (char)c;
+		if (c != 1 && c != '\n')
+			line_bytes[m++] = (char)c;
 	}
 	memset(long_text, 'A', sizeof(long_text) - 1);
 	for (size_t i = 0; i + 2 < sizeof(long_text) - 1; i += 97)
@@ -141,6 +144,18 @@ int main(int argc, char **argv)
 			in.pointer[2] = "w";
 			in.nmanaged = 3;
 			CASE("three images, long strings, managed names of runtime functions");
+			in = base();
+			in.init[0] = ".";
+			in.pointer[0] = "$$";
+			in.init[1] = "$";
+			in.pointer[1] = "a\"b\\c";
+			in.init[2] = line_bytes;
+			in.pointer[2] = line_bytes + 1;
+			in.nmanaged = 3;
+			CASE("managed names an assembler could misread: ., $, $$, quotes, every byte");
+			in = base();
+			in.init[0] = ".L__offlink_cuda_next";
+			CASE("managed variable named like offlink's own label (refused)");
 			in = base();
 			in.init[0] = "__offlink_cuda_handle";
 			CASE("managed variable named like offlink's own symbol (refused)");
