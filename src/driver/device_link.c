@@ -490,6 +490,7 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 	struct ol_job *jobs = calloc(l->ngroups ? l->ngroups : 1, sizeof(*jobs));
 	struct group_inputs *gi = calloc(l->ngroups ? l->ngroups : 1, sizeof(*gi));
 	struct ol_jobserver js;
+	enum ol_jobserver_state jst = OL_JOBSERVER_NONE;
 	bool use_js = false;
 	enum ol_err rc = OL_OK, failed;
 
@@ -509,8 +510,12 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 	}
 	/* Under make -j (or --wrapper-jobs=jobserver), make's slots decide;
 	 * a number given with --wrapper-jobs wins. */
-	if (l->opt.jobs_mode != JOBS_GIVEN && !l->opt.dry_run &&
-	    ol_jobserver_open(&js, getenv("MAKEFLAGS"))) {
+	if (l->opt.jobs_mode != JOBS_GIVEN && !l->opt.dry_run)
+		jst = ol_jobserver_open(&js, getenv("MAKEFLAGS"));
+	if (jst == OL_JOBSERVER_REFUSED)
+		ol_link_warnf(l, "MAKEFLAGS names a jobserver that offlink does not use (%s); "
+				 "device links run %u at a time", js.what, l->opt.jobs);
+	if (jst == OL_JOBSERVER_OK) {
 		use_js = true;
 		if (l->opt.verbose)
 			ol_message("offlink", NULL, "device links share make's job slots (jobserver %s)",

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The one jobserver a process uses, for the signal handler. */
@@ -35,44 +36,89 @@ static bool auth_value(const char *makeflags, char *out, size_t len)
 	return false;
 }
 
-static bool valid_fd(int fd)
+static bool is_fifo_fd(int fd)
 {
-	return fd >= 0 && fcntl(fd, F_GETFD) >= 0;
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-bool ol_jobserver_open(struct ol_jobserver *js, const char *makeflags)
+static enum ol_jobserver_state refuse(struct ol_jobserver *js, const char *fmt, const char *what,
+				      int err)
+{
+	char why[120];
+
+	snprintf(why, sizeof(why), fmt, what);
+	ol_jobserver_close(js);
+	if (err)
+		snprintf(js->what, sizeof(js->what), "%.100s: %s", why, strerror(err));
+	else
+		snprintf(js->what, sizeof(js->what), "%s", why);
+	return OL_JOBSERVER_REFUSED;
+}
+
+/* make 4.4: a named FIFO, opened twice (our own descriptions), neither
+ * open blocking: the read end first, so the write end has a reader. */
+static enum ol_jobserver_state open_fifo(struct ol_jobserver *js, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return refuse(js, "fifo:%.60s", path, errno);
+	if (!S_ISFIFO(st.st_mode))
+		return refuse(js, "fifo:%.60s is not a FIFO", path, 0);
+	js->rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	js->close_r = true;
+	if (js->rfd < 0)
+		return refuse(js, "fifo:%.60s cannot be read", path, errno);
+	js->wfd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	js->close_w = true;
+	if (js->wfd < 0)
+		return refuse(js, "fifo:%.60s cannot be written", path, errno);
+	if (!is_fifo_fd(js->rfd) || !is_fifo_fd(js->wfd))
+		return refuse(js, "fifo:%.60s changed into something else", path, 0);
+	snprintf(js->what, sizeof(js->what), "fifo %.60s", path);
+	return OL_JOBSERVER_OK;
+}
+
+/* make 4.3: an inherited pipe (only '+' recipes get it open).  A fresh
+ * description of its read end can be non-blocking without changing
+ * make's. */
+static enum ol_jobserver_state open_pipe(struct ol_jobserver *js, int r, int w, const char *auth)
+{
+	char path[64];
+
+	if (fcntl(r, F_GETFD) < 0 || fcntl(w, F_GETFD) < 0)
+		return OL_JOBSERVER_NONE; /* not passed to this recipe: make's own rule */
+	if (!is_fifo_fd(r) || !is_fifo_fd(w))
+		return refuse(js, "descriptors %.20s are not a pipe", auth, 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r);
+	js->rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	js->close_r = true;
+	if (js->rfd < 0 || !is_fifo_fd(js->rfd))
+		return refuse(js, "descriptor %.20s cannot be read", auth, js->rfd < 0 ? errno : 0);
+	js->wfd = w;
+	snprintf(js->what, sizeof(js->what), "pipe %d,%d", r, w);
+	return OL_JOBSERVER_OK;
+}
+
+enum ol_jobserver_state ol_jobserver_open(struct ol_jobserver *js, const char *makeflags)
 {
 	char auth[4096];
+	enum ol_jobserver_state st = OL_JOBSERVER_NONE;
 	int r, w;
 
 	memset(js, 0, sizeof(*js));
 	js->rfd = js->wfd = -1;
 	if (!auth_value(makeflags, auth, sizeof(auth)))
-		return false;
-	if (strncmp(auth, "fifo:", 5) == 0) {
-		/* make 4.4: a named fifo anyone may open; our own descriptions */
-		js->rfd = open(auth + 5, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		js->wfd = open(auth + 5, O_WRONLY | O_CLOEXEC);
-		js->close_r = js->close_w = true;
-		snprintf(js->what, sizeof(js->what), "fifo %.60s", auth + 5);
-	} else if (sscanf(auth, "%d,%d", &r, &w) == 2 && valid_fd(r) && valid_fd(w)) {
-		/* make 4.3: an inherited pipe (only '+' recipes get it open).  A
-		 * fresh description of its read end can be non-blocking
-		 * without changing make's. */
-		char path[64];
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", r);
-		js->rfd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		js->wfd = w;
-		js->close_r = true;
-		snprintf(js->what, sizeof(js->what), "pipe %d,%d", r, w);
-	}
-	if (js->rfd < 0 || js->wfd < 0) {
-		ol_jobserver_close(js);
-		return false;
-	}
-	active = js;
-	return true;
+		return OL_JOBSERVER_NONE;
+	if (strncmp(auth, "fifo:", 5) == 0)
+		st = open_fifo(js, auth + 5);
+	else if (sscanf(auth, "%d,%d", &r, &w) == 2)
+		st = open_pipe(js, r, w, auth);
+	if (st == OL_JOBSERVER_OK)
+		active = js;
+	return st;
 }
 
 bool ol_jobserver_try_take(struct ol_jobserver *js)

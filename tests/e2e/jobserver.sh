@@ -13,6 +13,12 @@
 #  - make -j2, the link alone, --wrapper-jobs=jobserver (LLVM 22's
 #    spelling): 2.
 # make must end without complaining about lost tokens.
+# MAKEFLAGS naming a jobserver that is not one (issue 19, item 3): a
+# regular file as the FIFO (its bytes were read as tokens and written
+# back reordered), descriptors on a file and a log (the log was appended
+# to), a FIFO the user may write but not read (the open hung): each link
+# warns once, runs with its own parallelism, and leaves the files as they
+# were.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need make awk
@@ -70,4 +76,37 @@ run_make "make -j4, the link alone" 3 -j4 link
 run_make "make -j2, beside a busy recipe" 1 -j2 busy link
 run_make "make -j2, beside a busy recipe, --wrapper-jobs=2" 2 -j2 busy link EXTRA=--wrapper-jobs=2
 run_make "make -j2, --wrapper-jobs=jobserver" 2 -j2 link EXTRA=--wrapper-jobs=jobserver
+
+# run_flags LABEL MAKEFLAGS [USER]: the link run directly with MAKEFLAGS.
+run_flags() {
+	local label=$1 flags=$2
+	shift 2
+	rm -f prog
+	eval "argv=($line)"
+	MAKEFLAGS=$flags timeout 120 "$@" "${argv[@]}" 2>flags.err ||
+		fail "$label: the link failed or hung (exit $?): $(tail -3 flags.err)"
+	[ -x prog ] || fail "$label: no program"
+	[ "$(grep -c 'jobserver that offlink does not use' flags.err)" = 1 ] ||
+		fail "$label: expected one warning: $(cat flags.err)"
+}
+printf 'ABCDEFGH' >tokens
+run_flags "fifo: a regular file" "-j4 --jobserver-auth=fifo:$T/tokens"
+[ "$(cat tokens)" = ABCDEFGH ] || fail "the regular file named as the jobserver changed: $(cat tokens)"
+: >log.txt
+exec 3<tokens 4>>log.txt
+run_flags "descriptors on a file and a log" "-j4 --jobserver-auth=3,4"
+exec 3<&- 4>&-
+[ ! -s log.txt ] || fail "the log named as the jobserver was written: $(od -c log.txt | head -2)"
+[ "$(cat tokens)" = ABCDEFGH ] || fail "the file named as the jobserver changed"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	# (as nobody: root may read any FIFO)
+	mkfifo -m 622 wonly
+	chmod 777 "$T" "$T/tmp"
+	run_flags "a FIFO that can be written, not read" "-j4 --jobserver-auth=fifo:$T/wonly" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups
+	chmod 700 "$T" "$T/tmp"
+else
+	[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "the unreadable-FIFO case needs root (setpriv)"
+	echo "SKIP: the unreadable-FIFO case needs root to act as another user"
+fi
 echo "PASS: device links share make's job slots"
