@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/buf.h"
+#include "common/escape.h"
 #include "os/jobserver.h"
 
 struct tracked {
@@ -23,6 +25,18 @@ static size_t npaths, cap_paths;
 static pid_t *children;
 static size_t nchildren, cap_children;
 static bool installed;
+
+/* Mapped inputs, for the SIGBUS handler: where each lies and the message
+ * to write if it faults, made beforehand (the handler cannot format). */
+struct watched {
+	const char *p;
+	size_t n;
+	char *msg;
+	size_t msglen;
+	char *path;
+};
+static struct watched *maps;
+static size_t nmaps, cap_maps;
 
 /* The signals that stop a link: the handler forwards each to every
  * running tool, removes the temporaries and dies of the same signal. */
@@ -203,13 +217,96 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/* A read of a mapped input faulted: the file shrank under the mapping.
+ * Anything else is a real fault: the default action. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const char *a = si->si_addr;
+
+	(void)uc;
+	for (size_t i = 0; i < nmaps; i++) {
+		if (a >= maps[i].p && (size_t)(a - maps[i].p) < maps[i].n) {
+			(void)!write(STDERR_FILENO, maps[i].msg, maps[i].msglen);
+			ol_jobserver_give_all_from_signal();
+			signal_trees(SIGTERM);
+			remove_tracked_fast();
+			_exit(1);
+		}
+	}
+	signal(sig, SIG_DFL); /* returning faults again, now fatally */
+}
+
+enum ol_err ol_cleanup_watch_mapping(const void *p, size_t n, const char *path)
+{
+	struct ol_buf msg = { 0 };
+	sigset_t old;
+	char *copy = NULL;
+	enum ol_err rc = OL_OK;
+
+	if (ol_buf_puts(&msg, "offlink: error: ") || ol_escape_terminal(&msg, path, strlen(path)) ||
+	    ol_buf_puts(&msg, ": the file shrank while offlink read it (changed during the link?)\n")) {
+		ol_buf_free(&msg);
+		return OL_E_NOMEM;
+	}
+	block(&old);
+	if (nmaps == cap_maps) {
+		size_t cap = cap_maps ? cap_maps * 2 : 64;
+		struct watched *m = realloc(maps, cap * sizeof(*m));
+
+		if (m) {
+			maps = m;
+			cap_maps = cap;
+		}
+	}
+	if (nmaps < cap_maps && (copy = strdup(path))) {
+		maps[nmaps++] = (struct watched){ p, n, (char *)msg.data, msg.len, copy };
+		msg.data = NULL;
+	} else {
+		rc = OL_E_NOMEM;
+	}
+	unblock(&old);
+	ol_buf_free(&msg);
+	return rc;
+}
+
+void ol_cleanup_forget_mapping(const void *p)
+{
+	sigset_t old;
+
+	block(&old);
+	for (size_t i = nmaps; i-- > 0;) {
+		if (maps[i].p == p) {
+			free(maps[i].msg);
+			free(maps[i].path);
+			maps[i] = maps[--nmaps];
+			break;
+		}
+	}
+	unblock(&old);
+}
+
+const char *ol_cleanup_mapped_file(const void *p)
+{
+	const char *a = p;
+
+	for (size_t i = 0; i < nmaps; i++)
+		if (a >= maps[i].p && (size_t)(a - maps[i].p) < maps[i].n)
+			return maps[i].path;
+	return NULL;
+}
+
 enum ol_err ol_cleanup_init(void)
 {
 	const int *sigs = stop_signals;
-	struct sigaction sa;
+	struct sigaction sa, bus;
 
 	if (installed)
 		return OL_OK;
+	memset(&bus, 0, sizeof(bus));
+	bus.sa_sigaction = on_sigbus;
+	bus.sa_flags = SA_SIGINFO;
+	sigemptyset(&bus.sa_mask);
+	sigaction(SIGBUS, &bus, NULL);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);

@@ -29,5 +29,14 @@ enum ol_err ol_cleanup_add_child(pid_t pid);
 void ol_cleanup_forget_child(pid_t pid);
 /* Remove every tracked file and directory now (reverse order). */
 void ol_cleanup_run(void);
+/* Watch a mapping of the file at path (os/mapfile.c): if the file shrinks
+ * while offlink reads the mapping, the read faults (SIGBUS); the handler
+ * then says which file, stops the tools, removes the temporaries and
+ * exits with status 1, instead of dying of the signal. */
+enum ol_err ol_cleanup_watch_mapping(const void *p, size_t n, const char *path);
+void ol_cleanup_forget_mapping(const void *p);
+/* The file whose watched mapping holds p, or NULL (for a system call
+ * that failed with EFAULT reading a mapping: the same shrunk file). */
+const char *ol_cleanup_mapped_file(const void *p);
 
 #endif

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "os/cleanup.h"
+
 /* Largest device or pipe input read into memory. */
 #define READ_LIMIT ((size_t)1 << 30)
 
@@ -97,6 +99,8 @@ static enum ol_err map_file(const char *path, struct ol_map *m, bool keep, struc
 		close(fd);
 	m->data = p;
 	m->len = (size_t)st.st_size;
+	/* a file that shrinks under the mapping: an error naming it */
+	ol_cleanup_watch_mapping(p, m->len, path);
 	return OL_OK;
 }
 
@@ -114,8 +118,10 @@ void ol_unmap(struct ol_map *m)
 {
 	if (m->heap)
 		free(m->data);
-	else if (m->data)
+	else if (m->data) {
+		ol_cleanup_forget_mapping(m->data);
 		munmap(m->data, m->len);
+	}
 	if (m->kept_fd > 0)
 		close(m->kept_fd - 1);
 	m->data = NULL;

@@ -9,6 +9,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "os/cleanup.h"
+
 static enum ol_err create(const char *path, int *fd, struct ol_diag *d)
 {
 	*fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -25,8 +27,14 @@ static enum ol_err write_all(int fd, struct iovec *v, int n, const char *path,
 		ssize_t w = writev(fd, v, n > IOV_MAX ? IOV_MAX : n);
 
 		if (w < 0) {
+			const char *from;
+
 			if (errno == EINTR)
 				continue;
+			/* the kernel could not read a mapped input: it shrank */
+			if (errno == EFAULT && (from = ol_cleanup_mapped_file(v->iov_base)))
+				return ol_diag_set(d, OL_E_IO, NULL, "%s: the file shrank while offlink "
+						   "read it (changed during the link?)", from);
 			return ol_diag_errno(d, errno, "cannot write", path);
 		}
 		while (n > 0 && (size_t)w >= v->iov_len) {
