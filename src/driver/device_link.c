@@ -379,12 +379,16 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	push_inputs_archive(l, g, c);
 	add_host_libraries(l, c);
 	/* -r: the line is a pre-link's and lacks what the final link will
-	 * have; device code calling libm would not link, and -lm on the line
-	 * makes `ld -r` copy libm.a's members into the output.  The C
-	 * runtime's math library is linked into CPU device code here, only
-	 * if used. */
+	 * have; device code calling libm, or C++ device code (operator new,
+	 * exceptions: __cxa_begin_catch, __gxx_personality_v0), would not
+	 * link, and -lm or -lstdc++ on the line would make `ld -r` copy the
+	 * archives' members into the output.  The math and C++ runtimes that
+	 * clang++'s final link gives are linked into CPU device code here,
+	 * each only if used (the image is a shared object: DT_NEEDED, no
+	 * copy). */
 	if (l->opt.relocatable) {
 		ol_strvec_push(&c->argv, "-Wl,--as-needed");
+		ol_strvec_push(&c->argv, "-lstdc++");
 		ol_strvec_push(&c->argv, "-lm");
 		ol_strvec_push(&c->argv, "-Wl,--no-as-needed");
 	}

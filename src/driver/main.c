@@ -161,7 +161,11 @@ static enum ol_err make_temp_dir(struct ol_link *l)
 	if (l->opt.verbose)
 		ol_message("offlink", NULL, "temporary files %s %s",
 			   l->opt.save_temps ? "kept in" : "in", dir);
-	return l->opt.save_temps ? OL_OK : ol_cleanup_add_dir(dir);
+	if (l->opt.save_temps)
+		return OL_OK;
+	/* removed if offlink dies by SIGKILL, which no handler sees */
+	l->watchdog_fd = ol_spawn_watchdog(dir);
+	return ol_cleanup_add_dir(dir);
 }
 
 #define PHASE(l, fn)                                                       \
@@ -448,9 +452,11 @@ int main(int argc, char **argv)
 		ol_spawn_guard_enable(guard, false);
 	else if (access("/proc/self/exe", X_OK) == 0)
 		ol_spawn_guard_enable("/proc/self/exe", true);
+	link.watchdog_fd = -1;
 	status = run(&link, argc, argv);
 	link_free(&link);
 	ol_cleanup_run();
+	ol_spawn_watchdog_done(link.watchdog_fd);
 	free(guard);
 	return status;
 }

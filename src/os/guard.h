@@ -1,16 +1,37 @@
-/* The guarded start of a tool (os/spawn.c): in the child, become the
- * tool such that it is killed when offlink dies.  libc only, so that the
- * small offlink-guard executable can carry it without offlink's
- * libraries (each tool start then costs one small exec, not a second
- * start of offlink). */
+/* The guards that keep a link's processes and files from outliving it
+ * (os/spawn.c).  libc only, so that the small offlink-guard executable
+ * carries them without offlink's libraries.
+ *
+ * A tool guard stands between offlink and each tool it runs: it is told
+ * when offlink dies (PR_SET_PDEATHSIG), it is the reaper of everything
+ * the tool starts (PR_SET_CHILD_SUBREAPER: a daemon that detaches becomes
+ * its child, not init's), and when it is asked to stop (a signal
+ * offlink forwards, or offlink's death) it stops the tool's whole tree:
+ * the signal first, SIGKILL to what is left after a short grace.  When
+ * the tool ends on its own, the guard ends with the tool's status (its
+ * exit code, or dying of the same signal).
+ *
+ * The link's watchdog holds the read end of a pipe whose write end only
+ * offlink holds: when offlink ends without saying it is done (SIGKILL,
+ * the OOM killer), the pipe closes and the watchdog removes the link's
+ * temporary directory.  It runs in a session of its own, so a signal to
+ * offlink's process group does not stop it first. */
 #ifndef OFFLINK_OS_GUARD_H
 #define OFFLINK_OS_GUARD_H
 
 #include <sys/types.h>
 
-/* Ask for SIGKILL when the parent dies, give up if parent is gone
- * already, make fd close-on-exec and exec argv[0] (PATH searched); on
- * failure write errno to fd and _exit(127).  Never returns. */
+/* How long a tool's tree has between the stop signal and SIGKILL. */
+#define OL_GUARD_GRACE_MS 1000
+
+/* Guard the tool argv (PATH searched) for offlink, process parent: on an
+ * exec failure, errno goes to fd (close-on-exec otherwise) and the guard
+ * ends with status 127.  Never returns. */
 void ol_guard_exec(pid_t parent, int fd, char **argv) __attribute__((noreturn));
+
+/* The watchdog: read fd until offlink writes 'd' (done) or the pipe
+ * closes; on a close without 'd', remove dir and everything in it
+ * (never following a link).  Never returns. */
+void ol_guard_watch(int fd, const char *dir) __attribute__((noreturn));
 
 #endif

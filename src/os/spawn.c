@@ -103,23 +103,25 @@ static void print_cmd(const struct ol_cmd *c, const struct ol_run_opts *o)
 	fflush(f);
 }
 
-/* ---- the guard: children die with offlink ----
+/* ---- the guards: nothing outlives the link ----
  *
  * Children stay in offlink's process group, so whatever stops the
- * caller's group (Ctrl-C, Ctrl-\, `timeout -s KILL`, a job control
- * signal) reaches every tool and the tools they start.  When offlink
- * alone dies -- SIGKILL, the OOM killer -- nothing can be forwarded; the
- * kernel's parent-death signal covers that, but it can only be asked for
- * by the child itself, between fork and exec, which posix_spawn has no
- * hook for.  So offlink spawns itself with a marker argument; that copy
- * sets PR_SET_PDEATHSIG (SIGKILL), checks that its parent is still
- * alive, and execs the tool.  An exec failure comes back through a
- * close-on-exec pipe, so "cannot run X" is reported as before. */
+ * caller's group (Ctrl-C, Ctrl-\\, `timeout -s KILL`, a job control
+ * signal) reaches every tool and the tools they start.  Each tool runs
+ * under a guard (os/guard.h): offlink-guard, or offlink itself started
+ * with a marker argument; the guard learns of offlink's death from the
+ * kernel (PR_SET_PDEATHSIG), reaps whatever the tool starts and detaches
+ * (PR_SET_CHILD_SUBREAPER), and stops the tool's whole tree when asked,
+ * with SIGKILL after a short grace.  An exec failure comes back through a
+ * close-on-exec pipe, so "cannot run X" is reported as before.  One
+ * watchdog per link removes the temporary directory if offlink dies
+ * without a word (SIGKILL). */
 
 #define GUARD_FLAG "--offlink-guarded-exec"
+#define WATCH_FLAG "--offlink-watchdog"
 
 static const char *guard_exe;  /* offlink-guard, or offlink itself */
-static bool guard_is_self;     /* then GUARD_FLAG goes first */
+static bool guard_is_self;     /* then GUARD_FLAG / WATCH_FLAG go first */
 
 void ol_spawn_guard_enable(const char *exe, bool self)
 {
@@ -129,9 +131,49 @@ void ol_spawn_guard_enable(const char *exe, bool self)
 
 void ol_spawn_guard_main(int argc, char **argv)
 {
+	if (argc == 4 && strcmp(argv[1], WATCH_FLAG) == 0)
+		ol_guard_watch((int)strtol(argv[2], NULL, 10), argv[3]);
 	if (argc < 5 || strcmp(argv[1], GUARD_FLAG) != 0)
 		return;
 	ol_guard_exec((pid_t)strtol(argv[2], NULL, 10), (int)strtol(argv[3], NULL, 10), argv + 4);
+}
+
+int ol_spawn_watchdog(const char *dir)
+{
+	posix_spawn_file_actions_t fa;
+	struct ol_strvec argv = { 0 };
+	int fds[2], rc;
+	pid_t pid;
+
+	if (!guard_exe || pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	/* Same fd number: glibc clears FD_CLOEXEC for the child. */
+	posix_spawn_file_actions_adddup2(&fa, fds[0], fds[0]);
+	ol_strvec_push(&argv, guard_exe);
+	ol_strvec_push(&argv, guard_is_self ? WATCH_FLAG : "--watch");
+	ol_strvec_pushf(&argv, "%d", fds[0]);
+	ol_strvec_push(&argv, dir);
+	rc = argv.err ? ENOMEM : posix_spawn(&pid, guard_exe, &fa, NULL, argv.v, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	ol_strvec_free(&argv);
+	close(fds[0]);
+	if (rc) {
+		close(fds[1]);
+		return -1;
+	}
+	/* It forks the watchdog and ends at once. */
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return fds[1];
+}
+
+void ol_spawn_watchdog_done(int fd)
+{
+	if (fd < 0)
+		return;
+	(void)!write(fd, "d", 1);
+	close(fd);
 }
 
 /* posix_spawn through the guard: the child's argv is

@@ -169,4 +169,49 @@ contains math_prog.out "initial=0 r=3.014513"
 clang-19 "${OMP[@]}" --offload-link -r -B "$COMPAT" math_kernels.o -lm -o math_lm.o 2>math_lm.err ||
 	fail "-r with -lm: $(cat math_lm.err)"
 contains math_lm.err "-r with -lm: the host linker copies libm.a's members into math_lm.o"
+
+# C++ device code (issue 19, item 6): std::vector (operator new and
+# delete) and a try/catch (__cxa_begin_catch, __gxx_personality_v0) in a
+# declare-target function; a final link gets them from clang++'s
+# -lstdc++, the -r pre-link from offlink, as libm; g++ links the object.
+cat >cxx_lib.cpp <<'CXX'
+#include <stdexcept>
+#include <vector>
+#include <omp.h>
+#pragma omp declare target
+static int work(int n) {
+  std::vector<int> v(n);
+  int s = 0;
+  for (int i = 0; i < n; i++) { v[i] = i; s += v[i]; }
+  if (s < 0) throw std::runtime_error("negative");
+  return s;
+}
+#pragma omp end declare target
+extern "C" int cxx_sum(int n, int *initial) {
+  int r = 0;
+#pragma omp target map(from: r) map(from: initial[0:1])
+  {
+    try { r = work(n); } catch (...) { r = -1; }
+    initial[0] = omp_is_initial_device();
+  }
+  return r;
+}
+CXX
+cat >cxx_main.cpp <<'CXX'
+#include <cstdio>
+extern "C" int cxx_sum(int, int *);
+int main() {
+  int initial = 1;
+  int r = cxx_sum(100, &initial);
+  std::printf("initial=%d sum=%d\n", initial, r);
+  return 0;
+}
+CXX
+cxx -c cxx_lib.cpp -o cxx_lib.o
+prelink cxx_pre.o cxx_lib.o
+nm cxx_pre.o | grep -qE ' T (_Znwm|__cxa_begin_catch|__gxx_personality_v0)$' &&
+	fail "libstdc++ was copied into the relocatable output"
+check "g++ link (C++ device code)" g++ cxx_main.cpp cxx_pre.o "${LIBS[@]}" -o cxx_prog
+run cxx_prog
+contains cxx_prog.out "initial=0 sum=4950"
 echo "PASS: relocatable pre-linking"

@@ -11,6 +11,12 @@
 #     started gets its parent-death signal.
 # Before the fix, each child led its own process group and only TERM, INT
 # and HUP were forwarded.
+# Issue 19, item 5: with HARD=1 the fake linker also starts a child that
+# ignores SIGTERM and a daemon (setsid, its parent gone); after SIGTERM or
+# SIGHUP to offlink, SIGKILL to offlink alone or to its process group,
+# every one of them is gone (the tool's guard reaps the daemon and kills
+# the tree after a grace), and after a SIGKILL the temporary directory is
+# removed too (by the link's watchdog).
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need setsid timeout env
@@ -34,6 +40,12 @@ cat >slow-clang <<'SH'
 #!/bin/sh
 echo $$ >"$MARK.tool.w" && mv "$MARK.tool.w" "$MARK.tool"
 if [ "${EXEC:-0}" = 1 ]; then exec sleep 60; fi
+if [ "${HARD:-0}" = 1 ]; then
+	env --ignore-signal=TERM sleep 60 &
+	echo $! >"$MARK.stubborn.w" && mv "$MARK.stubborn.w" "$MARK.stubborn"
+	(setsid env --ignore-signal=TERM sleep 60 &
+	 echo $! >"$MARK.daemon.w" && mv "$MARK.daemon.w" "$MARK.daemon")
+fi
 env --default-signal sleep 60 &  # (& alone would ignore SIGINT)
 echo $! >"$MARK.grandchild.w" && mv "$MARK.grandchild.w" "$MARK.grandchild"
 wait
@@ -42,7 +54,10 @@ chmod +x slow-clang
 
 # alive PID: the process exists and is not a zombie.
 alive() {
-	[ -n "$1" ] && [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"
+	local st
+	# (read once: the process may end between two looks)
+	[ -n "$1" ] && st=$(cat "/proc/$1/stat" 2>/dev/null) && [ -n "$st" ] &&
+		! [[ $st =~ ^[0-9]+\ \(.*\)\ Z ]]
 }
 
 # start [setsid]: offlink in the background; $pid is offlink, and the
@@ -55,19 +70,21 @@ start() {
 		--linker-path=/usr/bin/ld -o out/prog k.o &
 	pid=$!
 	for _ in $(seq 1 100); do
-		[ -e "$MARK.tool" ] && { [ "${EXEC:-0}" = 1 ] || [ -e "$MARK.grandchild" ]; } && break
+		[ -e "$MARK.tool" ] && { [ "${EXEC:-0}" = 1 ] || [ -e "$MARK.grandchild" ]; } &&
+			{ [ "${HARD:-0}" = 0 ] || [ -e "$MARK.daemon" ]; } && break
 		sleep 0.1
 	done
 	[ -e "$MARK.tool" ] || fail "the device link never started"
 }
 
-# gone WHAT: every process of the tool tree is gone (within 2 s).
+# gone WHAT: every process of the tool tree is gone (within 5 s: the
+# guard's grace is 1 s).
 gone() {
 	local p
-	for f in "$MARK.tool" "$MARK.grandchild"; do
+	for f in "$MARK.tool" "$MARK.grandchild" "$MARK.stubborn" "$MARK.daemon"; do
 		[ -e "$f" ] || continue
 		p=$(cat "$f")
-		for _ in $(seq 1 20); do alive "$p" || break; sleep 0.1; done
+		for _ in $(seq 1 50); do alive "$p" || break; sleep 0.1; done
 		alive "$p" && { kill -9 "$p"; fail "$1: process $p ($(basename "$f" | sed 's/.*\.//')) survived"; }
 	done
 	return 0
@@ -122,4 +139,33 @@ wait $pid
 gone "SIGKILL to offlink alone"
 rm -rf "${TMPDIR:?}"/*
 echo "ok: SIGKILL to offlink alone"
+# Tools that leave a stubborn child and a daemon behind.
+export HARD=1
+for sig in TERM HUP; do
+	start ""
+	kill -s $sig $pid
+	wait $pid
+	gone "SIG$sig to offlink, a child ignoring SIGTERM and a daemon"
+	clean "SIG$sig to offlink, a child ignoring SIGTERM and a daemon"
+	echo "ok: SIG$sig to offlink alone: the stubborn child and the daemon are gone"
+done
+# no_temporaries WHAT: the watchdog removed the temporary directory
+no_temporaries() {
+	for _ in $(seq 1 50); do [ -z "$(ls -A "$TMPDIR")" ] && return; sleep 0.1; done
+	fail "$1: temporaries left in TMPDIR: $(ls -A "$TMPDIR")"
+}
+start ""
+kill -s KILL $pid
+wait $pid
+gone "SIGKILL to offlink alone, a child ignoring SIGTERM and a daemon"
+no_temporaries "SIGKILL to offlink alone"
+echo "ok: SIGKILL to offlink alone: the tool's tree and the temporaries are gone"
+start setsid
+kill -s KILL -- -$pid
+wait $pid
+gone "SIGKILL to the process group, a child ignoring SIGTERM and a daemon"
+no_temporaries "SIGKILL to the process group"
+rm -rf out/.*offlink* 2>/dev/null
+echo "ok: SIGKILL to the process group: the daemon and the temporaries are gone"
+unset HARD
 echo "PASS: no device linker outlives offlink"
