@@ -70,7 +70,7 @@ static enum ol_err embed_image(const struct wrap_openmp *w, size_t i,
 			       struct ol_buf *out, uint64_t *image_offset)
 {
 	const struct wrap_image *img = &w->images[i];
-	struct ob_kv kv[] = { { "arch", img->arch }, { "triple", img->triple } };
+	struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
 	struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2,
 				      NULL, img->size };
 	struct ol_buf head = { 0 };

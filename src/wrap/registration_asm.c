@@ -141,7 +141,7 @@ enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *
 				   sizeof(offsets) / sizeof(offsets[0]));
 	for (size_t i = 0; i < w->nimages && !rc; i++) {
 		const struct wrap_image *img = &w->images[i];
-		struct ob_kv kv[] = { { "arch", img->arch }, { "triple", img->triple } };
+		struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
 		struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2,
 					      NULL, img->size };
 		struct ol_buf head = { 0 };
