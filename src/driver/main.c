@@ -118,8 +118,22 @@ static void set_defaults(struct ol_link *l, char *argv0)
 	l->output_arg = -1;
 }
 
+/* OFFLINK_VERBOSE=1, OFFLINK_DRY_RUN=1: set, not empty, not 0. */
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 static enum ol_err finish_options(struct ol_link *l)
 {
+	/* For a whole build: offlink reads these, no other tool does, so
+	 * they can be set where a flag would reach every link (and gcc's). */
+	if (env_on("OFFLINK_VERBOSE"))
+		l->opt.verbose = true;
+	if (env_on("OFFLINK_DRY_RUN"))
+		l->opt.dry_run = true;
 	if (!l->opt.host_triple)
 		l->opt.host_triple = strdup(OFFLINK_DEFAULT_HOST_TRIPLE);
 	if (!l->opt.opt_level)
@@ -417,8 +431,16 @@ static int run(struct ol_link *l, int argc, char **argv)
 	if (l->opt.version && (!l->opt.verbose || l->nitems == 0))
 		return EXIT_OK; /* --version, or -v alone: LLVM's behaviour */
 	if (!l->opt.linker_path) {
-		ol_link_errorf(l, "no host linker: pass --linker-path=<linker> "
-				  "(the clang driver always does)");
+		/* Run as a linker (CMAKE_LINKER, -fuse-ld=<compat>/...), not by
+		 * clang as its offloading link step. */
+		char *compat = ol_compat_dir();
+
+		ol_link_errorf(l, "no host linker: pass --linker-path=<linker> (the clang driver "
+				  "always does).  offlink is clang's offloading link step, not a "
+				  "linker: give clang -B%s on its link line (CMAKE_EXE_LINKER_FLAGS, "
+				  "LDFLAGS), not as the linker (CMAKE_LINKER, -fuse-ld); docs/install.md",
+			       compat ? ol_link_quote(l, compat) : "<offlink's compat directory>");
+		free(compat);
 		return EXIT_USAGE;
 	}
 	if (l->opt.time_trace && ol_out_open(&trace, l->opt.time_trace, &d)) {

@@ -1,0 +1,2 @@
+/* host code only, compiled by gcc */
+const char *helper_name(void) { return "adopt"; }
