@@ -11,24 +11,30 @@ build_pkgs=(
 )
 # (qemu-user and the arm64 cross C library run the aarch64 registration
 # code in tests/e2e/registration_forms.sh.)
-# offlink serves clang 16, 19 and 22; each release's own tools are the
-# oracles for its links.  libomptarget 19 runs the linked programs on its
+# offlink serves clang 14 (Debian's default clang, the old offload
+# driver), 15, 16, 19 and 22; each release's own tools are the oracles for
+# its links.  libomptarget 19 runs the linked programs on its
 # host device (and libomp-19-dev must stay: the libomp-N-dev packages
 # conflict, so 16's and 22's runtimes are unpacked privately, below).
 # redis-server and nginx (WebDAV) serve the remote device-link cache in
 # tests/e2e/cache_remote.sh, on loopback ports of the test's own.
 test_pkgs=(
   clang-19 clang-tools-19 llvm-19 lld-19 libomp-19-dev libclang-rt-19-dev
+  clang-14 clang-tools-14 llvm-14 lld-14
+  clang-15 clang-tools-15 llvm-15 lld-15
   clang-16 clang-tools-16 llvm-16 lld-16
   clang-22 clang-tools-22 llvm-22 lld-22
   binutils file xxd jq dpkg-dev
   redis-server redis-tools nginx-light curl
   qemu-user binutils-aarch64-linux-gnu libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
 )
-# The OpenMP runtimes of LLVM 16 and 22, unpacked under deps/ (never
-# installed: installing libomp-N-dev removes libomp-19-dev).  22's
-# libomptarget is in liboffload-22.
+# The OpenMP runtimes of LLVM 14, 15, 16 and 22, unpacked under deps/
+# (never installed: installing libomp-N-dev removes libomp-19-dev).  14's
+# libomptarget is in libomp-14-dev, 15's in libomp5-15, 22's in
+# liboffload-22.
 private_runtimes=(
+  "llvm14-omp:libomp-14-dev libomp5-14"
+  "llvm15-omp:libomp-15-dev libomp5-15"
   "llvm16-omp:libomp-16-dev libomp5-16"
   "llvm22-omp:libomp-22-dev liboffload-22 liboffload-22-dev"
 )

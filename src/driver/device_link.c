@@ -315,7 +315,8 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 		return OL_E_NOMEM;
 	c->response_file = true;
 	c->tool = OL_TOOL_CLANG_DRIVER;
-	ol_strvec_push(&c->argv, "--no-default-config");
+	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
+		ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	ol_strvec_push(&c->argv, "-fuse-ld=lld");
 	ol_strvec_push(&c->argv, "-flto");
@@ -350,7 +351,8 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	 * arguments goes through a response file. */
 	c->response_file = true;
 	c->tool = OL_TOOL_CLANG_DRIVER;
-	ol_strvec_push(&c->argv, "--no-default-config");
+	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
+		ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	if (g->arch[0])
 		ol_strvec_pushf(&c->argv, "-march=%s", g->arch);

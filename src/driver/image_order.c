@@ -16,7 +16,8 @@
  *   LLVM 17 and later: the targets in first-appearance order - plain
  *     objects and --whole-archive members in command-line order first,
  *     then targets first met in archive members (a MapVector);
- *   LLVM 16: the iteration order of a DenseMap keyed by (triple, arch),
+ *   LLVM 15 and 16: the iteration order of a DenseMap keyed by (triple,
+ *   arch) (15 registers in that order, without the sort),
  *     keys inserted in input order (llvm_maps.c reproduces the table).
  *
  * (Measured against Debian's clang-linker-wrapper 16, 19 and 22 with two,
@@ -168,6 +169,10 @@ enum ol_err ol_order_registration(const struct ol_link *l, struct ol_wrapper *w)
 	}
 	free(t);
 	free(rank);
-	insertion_sort(w->groups, w->ngroups);
+	/* LLVM 15 registers in the DenseMap's order, unsorted (16 added the
+	 * sort); 14's clang-offload-wrapper, in the order of its arguments
+	 * (offlink-wrapper). */
+	if (!l->llvm.major || l->llvm.major >= 16)
+		insertion_sort(w->groups, w->ngroups);
 	return OL_OK;
 }

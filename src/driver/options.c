@@ -270,6 +270,7 @@ struct parser {
 	size_t i;
 	bool whole;
 	bool linker_only;   /* after clang 16's "--": linker arguments only */
+	bool separated;     /* a "--" comes later (clang 15 and 16 write one) */
 	struct ol_diag *d;
 	size_t nitems, capitems;
 };
@@ -469,6 +470,12 @@ static enum ol_err parse_one(struct parser *p)
 	w = find_wrapper_opt(a, &v);
 	if (p->linker_only && !(w && w->not_ld))
 		return parse_host_arg(p);
+	/* clang 15's -v: its wrapper's option was --verbose (16 renamed it
+	 * --wrapper-verbose); before a "--" it is no linker's. */
+	if (p->separated && strcmp(a, "--verbose") == 0) {
+		p->l->opt.verbose = true;
+		return OL_OK;
+	}
 
 	if (w)
 		return apply_wrapper_opt(p->l, w->id, a, v, p->d);
@@ -502,6 +509,8 @@ enum ol_err ol_parse_command_line(struct ol_link *l, int argc, char **argv,
 		ol_strvec_free(&args);
 		return d->code;
 	}
+	for (size_t i = 0; i < args.n; i++)
+		p.separated |= strcmp(args.v[i], "--") == 0;
 	for (p.i = 0; p.i < args.n && !rc; p.i++)
 		rc = parse_one(&p);
 	ol_strvec_free(&args);

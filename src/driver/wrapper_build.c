@@ -65,7 +65,8 @@ static enum ol_err plan_compile(struct ol_link *l, struct ol_wrapper *w)
 	if (!c)
 		return OL_E_NOMEM;
 	c->response_file = true;
-	ol_strvec_push(&c->argv, "--no-default-config");
+	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
+		ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_pushf(&c->argv, "--target=%s", l->opt.host_triple);
 	/* The same code in a PIE, a shared library or a static program. */
 	ol_strvec_push(&c->argv, "-fPIC");

@@ -10,7 +10,7 @@
 #include "os/findprog.h"
 
 /* Lowest and highest release offlink looks for by number. */
-enum { FIRST_RELEASE = 16, LAST_RELEASE = 99 };
+enum { FIRST_RELEASE = 14, LAST_RELEASE = 99 };
 
 unsigned ol_llvm_major_of_bin(const char *bin)
 {

@@ -640,10 +640,10 @@ static enum ol_err table_order(const char **keys, size_t n, bool stringmap,
 }
 
 /* The string entries in the order release writes them.  Every release
- * puts all --image keys, in command-line order, into a DenseMap and walks
- * it; 17+ keep the order met (a MapVector), 16 puts the keys into the
- * image's StringMap and writes that one's order.  A repeated key's values
- * are joined with ','. */
+ * puts all --image keys, in command-line order, into a map and walks it
+ * (15: a StringMap; 16 and later: a DenseMap); 17+ keep the order met (a
+ * MapVector), 15 and 16 put the keys into the image's StringMap and write
+ * that one's order.  A repeated key's values are joined with ','. */
 static enum ol_err order_strings(const struct image_spec *s, unsigned release,
 				 struct ob_kv *kv, size_t *n)
 {
@@ -653,7 +653,7 @@ static enum ol_err order_strings(const struct image_spec *s, unsigned release,
 	enum ol_err rc = walk && data ? OL_OK : OL_E_NOMEM;
 
 	if (!rc)
-		rc = table_order((const char **)s->order.v, nk, false, walk, &nwalk);
+		rc = table_order((const char **)s->order.v, nk, release <= 15, walk, &nwalk);
 	if (!rc && release <= 16)
 		rc = table_order(walk, nwalk, true, data, &ndata);
 	else if (!rc)

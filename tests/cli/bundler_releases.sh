@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Issue 10: offlink-bundler writes what each release's clang-offload-
-# bundler writes: 16 keeps entry IDs as given, 19 and 22 write their
+# bundler writes: 14, 15 and 16 keep entry IDs as given (14 spells its
+# files -inputs=a,b -outputs=x, 15 takes both spellings; neither
+# compresses), 19 and 22 write their
 # standard form (host-...-gnu-); 19 compresses to CCOB version 2, 22 to
 # version 3 unless COMPRESSED_BUNDLE_FORMAT_VERSION=2; 22 refuses a triple
 # without its environment.  The release is -llvm=, $OFFLINK_LLVM or the
@@ -23,17 +25,29 @@ HIP2=hip-amdgcn-amd-amdhsa--gfx1030
 OMP=openmp-x86_64-unknown-linux-gnu
 
 n=0
-# both RELEASE NAME ARGS...: that release's bundler and ours, same bytes.
+# both RELEASE NAME ARGS...: that release's bundler and ours, same bytes
+# (for 14, the -input= arguments become its -inputs=a,b).
 both() {
-	local r=$1 name=$2
+	local r=$1 name=$2 out=-output= args=() inputs=""
 	shift 2
-	check "$name (LLVM $r)" clang-offload-bundler-$r "$@" -output="$name.$r.llvm"
-	check "$name (ours, -llvm=$r)" "$OURS" -llvm=$r "$@" -output="$name.$r.ours"
+	for a in "$@"; do
+		if [ "$r" = 14 ] && [ "${a#-input=}" != "$a" ]; then
+			inputs+="${inputs:+,}${a#-input=}"
+		else
+			args+=("$a")
+		fi
+	done
+	if [ -n "$inputs" ]; then
+		args+=("-inputs=$inputs")
+		out=-outputs=
+	fi
+	check "$name (LLVM $r)" clang-offload-bundler-$r "${args[@]}" "$out$name.$r.llvm"
+	check "$name (ours, -llvm=$r)" "$OURS" -llvm=$r "${args[@]}" "$out$name.$r.ours"
 	same_bytes "$name.$r.llvm" "$name.$r.ours"
 	n=$((n + 1))
 }
 
-for r in 16 19 22; do
+for r in 14 15 16 19 22; do
 	if ! command -v clang-offload-bundler-$r >/dev/null; then
 		[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "clang-offload-bundler-$r is missing"
 		echo "SKIP (part): clang-offload-bundler-$r is not installed"
@@ -46,7 +60,7 @@ for r in 16 19 22; do
 	both $r omp -type=bc -targets=$H,$OMP -input=host.bin -input=dev1.bin
 	both $r text -type=s -targets=$H,$HIP1 -input=h.s -input=d.s
 	both $r object -type=o -targets=$H,$HIP1 -input=host.o -input=dev1.bin
-	if [ $r != 16 ]; then # 16 has no compression
+	if [ $r -ge 19 ]; then # 14, 15 and 16 have no compression
 		both $r ccob -type=bc -compress -targets=$H,$HIP1,$HIP2 -input=host.bin -input=dev1.bin -input=dev2.bin
 		head -c 6 ccob.$r.ours | tail -c 2 | od -An -tu2 >ver.txt
 		want=$([ $r = 22 ] && echo 3 || echo 2)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Issue 10: offlink-binary writes what each release's packager writes,
-# byte for byte: clang-offload-packager-16, -19 and llvm-offload-binary-22
-# (16 stores the strings in its StringMap's order, 19 and 22 in the order
-# of a DenseMap of every --image key; 22 numbers HIP 4 and SYCL 8).  The
+# byte for byte: clang-offload-packager-15, -16, -19 and
+# llvm-offload-binary-22 (15 stores the strings in the order of a StringMap
+# filled from a StringMap of every --image key, 16 in its StringMap's order
+# filled from a DenseMap, 19 and 22 in the order of the DenseMap; 22
+# numbers HIP 4 and SYCL 8).  The
 # release comes from --llvm=, $OFFLINK_LLVM, or the clang that runs the
 # tool.  Random key sets (a fixed seed) exercise both hash tables' probing
 # and growth: up to 60 keys, keys up to 100 bytes, repeated keys.
@@ -27,7 +29,7 @@ for i in $(seq 1 40); do
 done
 
 compared=0
-for r in 16 19 22; do
+for r in 15 16 19 22; do
 	tool=clang-offload-packager-$r
 	[ $r = 22 ] && tool=llvm-offload-binary-22
 	if ! command -v $tool >/dev/null; then

@@ -9,7 +9,7 @@
 # registration order) must come in the same order.  offlink's plan must
 # list that order too.
 #
-# ORDER_RELEASES (default "16 19 22") narrows the run.
+# ORDER_RELEASES (default "15 16 19 22") narrows the run.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need_cuda ptxas nvlink
 unset LIBRARY_PATH
@@ -85,12 +85,13 @@ link_case() {
 	echo "clang $N, $name: $(tr '\n' ',' <"$name.llvm.order" | sed 's/ ,/,/g; s/,$//')"
 }
 
-for N in ${ORDER_RELEASES:-16 19 22}; do
+for N in ${ORDER_RELEASES:-15 16 19 22}; do
 	case $N in
-	16) OMPLIB=$DEPS/llvm16-omp/usr/lib/llvm-16/lib ;;
 	19) OMPLIB=/usr/lib/llvm-19/lib ;;
 	*) OMPLIB=$DEPS/llvm$N-omp/usr/lib/llvm-$N/lib ;;
 	esac
+	first=sm_90
+	[ "$N" = 15 ] && first=sm_75
 	if ! command -v "clang-$N" >/dev/null || ! command -v "clang-linker-wrapper-$N" >/dev/null ||
 	   [ ! -e "$OMPLIB/libomptarget.so" ]; then
 		[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "clang $N, its wrapper or its OpenMP runtime is missing"
@@ -99,7 +100,7 @@ for N in ${ORDER_RELEASES:-16 19 22}; do
 	fi
 	mkdir -p "r$N" && cd "r$N" || exit 1
 	devrt=() extra=() linkrt=()
-	if [ -e "$OMPLIB/libomptarget-nvptx-sm_90.bc" ]; then
+	if [ -e "$OMPLIB/libomptarget-nvptx-$first.bc" ]; then
 		devrt=(--libomptarget-nvptx-bc-path="$OMPLIB")
 	else
 		# No NVPTX device runtime (Debian's LLVM 22): stand-ins for its
@@ -107,7 +108,7 @@ for N in ${ORDER_RELEASES:-16 19 22}; do
 		# links read; each takes only the images its targets need.
 		devrt=(-nogpulib) linkrt=(-nogpulib)
 		pk=()
-		for sm in sm_80 sm_86 sm_90; do
+		for sm in sm_80 sm_86 $first; do
 			"clang-$N" --target=nvptx64-nvidia-cuda -march=$sm --cuda-path="$CUDA" \
 				-Wno-unknown-cuda-version -c "$M/devrt_stub.c" -o devrt_$sm.o 2>>build.log ||
 				fail "compile devrt_stub.c: $(tail -2 build.log)"
@@ -120,12 +121,12 @@ for N in ${ORDER_RELEASES:-16 19 22}; do
 		ar rcs libdevrt_stand_in.a devrt_host.o
 		extra=(-L"$PWD" -ldevrt_stand_in)
 	fi
-	compile a.o ../a.c sm_90
+	compile a.o ../a.c $first
 	compile b.o ../b.c sm_80
 	compile c.o ../c.c sm_86
 	# The same object with its images embedded the other way round
 	# (clang 16 embeds them in -fopenmp-targets order).
-	compile arev.o ../a.c sm_90 nvptx64-nvidia-cuda,x86_64-pc-linux-gnu
+	compile arev.o ../a.c $first nvptx64-nvidia-cuda,x86_64-pc-linux-gnu
 	link_case two a.o
 	link_case tworev arev.o
 	link_case three a.o b.o
