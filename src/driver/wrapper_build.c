@@ -244,7 +244,7 @@ static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,
 	struct wrap_openmp wo = { l->output, imgs, w->ngroups,
 				  l->new_entries ? "llvm_offload_entries"
 						 : "omp_offloading_entries",
-				  l->opt.relocatable };
+				  l->opt.relocatable, WRAP_OMP_LINK };
 	enum ol_err rc = OL_OK;
 
 	if (!imgs)
@@ -253,7 +253,7 @@ static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,
 		const struct ol_group *g = w->groups[i];
 
 		imgs[i] = (struct wrap_image){ g->triple, g->arch, g->image_path, 0,
-					       OB_IMG_OBJECT, origins_of(l, g) };
+					       OB_IMG_OBJECT, origins_of(l, g), 0 };
 		rc = image_size(l, g->image_path, &imgs[i].size);
 		if (!rc)
 			imgs[i].image_kind = linked_image_kind(g->image_path);

@@ -26,12 +26,13 @@ unsigned ol_llvm_major_of_bin(const char *bin)
 	snprintf(path, sizeof(path), "%s/../lib/clang", real);
 	if (!(d = opendir(path)))
 		return 0;
-	/* One numeric directory per installation (LLVM 16 on: the major). */
+	/* One numeric directory per installation: the major from LLVM 16
+	 * on, the whole version before (14.0.6). */
 	while ((e = readdir(d)) != NULL) {
 		char *end;
 		unsigned long v = strtoul(e->d_name, &end, 10);
 
-		if (end != e->d_name && *end == '\0' && v > major && v < 1000)
+		if (end != e->d_name && (*end == '\0' || *end == '.') && v > major && v < 1000)
 			major = (unsigned)v;
 	}
 	closedir(d);

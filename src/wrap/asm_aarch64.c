@@ -30,23 +30,29 @@ static enum ol_err address(struct ol_buf *out, const char *reg, const char *sym)
 	return OL_OK;
 }
 
-static enum ol_err omp_code(struct ol_buf *out)
+static enum ol_err omp_code(struct ol_buf *out, bool use_atexit)
 {
 	if (function_start(out, "__offlink_omp_register"))
 		return OL_E_NOMEM;
-	L("\tstp x29, x30, [sp, #-16]!");
-	L("\t.cfi_def_cfa_offset 16");
-	L("\t.cfi_offset w29, -16");
-	L("\t.cfi_offset w30, -8");
-	L("\tmov x29, sp");
-	if (address(out, "x0", "__offlink_omp_descriptor"))
-		return OL_E_NOMEM;
-	L("\tbl __tgt_register_lib");
-	if (address(out, "x0", "__offlink_omp_unregister"))
-		return OL_E_NOMEM;
-	L("\tldp x29, x30, [sp], #16");
-	L("\t.cfi_def_cfa_offset 0");
-	L("\tb atexit");
+	if (!use_atexit) {
+		if (address(out, "x0", "__offlink_omp_descriptor"))
+			return OL_E_NOMEM;
+		L("\tb __tgt_register_lib");
+	} else {
+		L("\tstp x29, x30, [sp, #-16]!");
+		L("\t.cfi_def_cfa_offset 16");
+		L("\t.cfi_offset w29, -16");
+		L("\t.cfi_offset w30, -8");
+		L("\tmov x29, sp");
+		if (address(out, "x0", "__offlink_omp_descriptor"))
+			return OL_E_NOMEM;
+		L("\tbl __tgt_register_lib");
+		if (address(out, "x0", "__offlink_omp_unregister"))
+			return OL_E_NOMEM;
+		L("\tldp x29, x30, [sp], #16");
+		L("\t.cfi_def_cfa_offset 0");
+		L("\tb atexit");
+	}
 	if (function_end(out, "__offlink_omp_register") ||
 	    function_start(out, "__offlink_omp_unregister") ||
 	    address(out, "x0", "__offlink_omp_descriptor"))

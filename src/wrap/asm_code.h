@@ -30,9 +30,11 @@ struct asm_cuda_hip {
 struct asm_arch {
 	const char *name;     /* "x86_64", "aarch64" */
 	/* __offlink_omp_register (calls __tgt_register_lib on
-	 * __offlink_omp_descriptor, then atexit(__offlink_omp_unregister))
-	 * and __offlink_omp_unregister, in .text.startup. */
-	enum ol_err (*omp_code)(struct ol_buf *out);
+	 * __offlink_omp_descriptor, then, with use_atexit,
+	 * atexit(__offlink_omp_unregister)) and __offlink_omp_unregister, in
+	 * .text.startup.  Without atexit the unregister function goes in
+	 * .fini_array (LLVM 14's layout). */
+	enum ol_err (*omp_code)(struct ol_buf *out, bool use_atexit);
 	/* __offlink_<lower>_register and _unregister: register
 	 * __offlink_<lower>_fatbin_wrapper, keep the handle in
 	 * __offlink_<lower>_handle, register every entry of the entries

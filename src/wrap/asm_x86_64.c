@@ -21,18 +21,22 @@ static enum ol_err function_end(struct ol_buf *out, const char *name)
 	return asm_function_end(out, name);
 }
 
-static enum ol_err omp_code(struct ol_buf *out)
+static enum ol_err omp_code(struct ol_buf *out, bool use_atexit)
 {
 	if (function_start(out, "__offlink_omp_register"))
 		return OL_E_NOMEM;
-	L("\tsubq $8, %%rsp");
-	L("\t.cfi_def_cfa_offset 16");
 	L("\tleaq __offlink_omp_descriptor(%%rip), %%rdi");
-	L("\tcall __tgt_register_lib@PLT");
-	L("\tleaq __offlink_omp_unregister(%%rip), %%rdi");
-	L("\taddq $8, %%rsp");
-	L("\t.cfi_def_cfa_offset 8");
-	L("\tjmp atexit@PLT");
+	if (!use_atexit) {
+		L("\tjmp __tgt_register_lib@PLT");
+	} else {
+		L("\tsubq $8, %%rsp");
+		L("\t.cfi_def_cfa_offset 16");
+		L("\tcall __tgt_register_lib@PLT");
+		L("\tleaq __offlink_omp_unregister(%%rip), %%rdi");
+		L("\taddq $8, %%rsp");
+		L("\t.cfi_def_cfa_offset 8");
+		L("\tjmp atexit@PLT");
+	}
 	if (function_end(out, "__offlink_omp_register") ||
 	    function_start(out, "__offlink_omp_unregister"))
 		return OL_E_NOMEM;

@@ -108,16 +108,55 @@ static enum ol_err entries_bounds(struct ol_buf *out, const char *entries)
 	return OL_OK;
 }
 
+/* fn in .init_array.<priority> (or .fini_array), then the stack note. */
+static enum ol_err array_entry(struct ol_buf *out, const char *array, unsigned priority,
+			       const char *fn, bool last)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), ".%s.%u", array, priority);
+	if (section(out, name, "aw", array, 8))
+		return OL_E_NOMEM;
+	P("\t.quad %s\n", fn);
+	/* No executable stack: an object without this note would ask for one. */
+	if (last)
+		P("\t.section .note.GNU-stack,\"\",%%progbits\n");
+	return OL_OK;
+}
+
 static enum ol_err constructor(struct ol_buf *out, const char *fn)
 {
 	/* Priority 101, as LLVM's wrapper: before the program's own
 	 * constructors, which may already offload. */
-	if (section(out, ".init_array.101", "aw", "init_array", 8))
+	return array_entry(out, "init_array", 101, fn, true);
+}
+
+/* Image i of w where its style puts it; *offset: where the image starts
+ * in the blob. */
+static enum ol_err omp_image(const struct wrap_openmp *w, size_t i, struct ol_buf *out,
+			     uint64_t *offset)
+{
+	const struct wrap_image *img = &w->images[i];
+	struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
+	struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2, NULL, img->size };
+	struct ol_buf head = { 0 };
+	char sym[64];
+	uint64_t pad = 0;
+	enum ol_err rc;
+
+	snprintf(sym, sizeof(sym), "__offlink_omp_image_%zu", i);
+	*offset = img->inner_offset;
+	if (w->style == WRAP_OMP_LLVM14)
+		return section(out, ".rodata", "a", "progbits", 16) ||
+		       blob(out, sym, NULL, 0, img->path, 0) ? OL_E_NOMEM : OL_OK;
+	if (w->style == WRAP_OMP_LINK && ob_encode_v1_head(&desc, &head, offset, &pad))
 		return OL_E_NOMEM;
-	P("\t.quad %s\n", fn);
-	/* No executable stack: an object without this note would ask for one. */
-	P("\t.section .note.GNU-stack,\"\",%%progbits\n");
-	return OL_OK;
+	rc = section(out, w->relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading",
+		     "a", "0x6fff4c0b", 8);
+	if (!rc)
+		rc = blob(out, sym, head.data, head.len, img->path, pad);
+	ol_buf_free(&head);
+	return rc;
 }
 
 enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *a,
@@ -139,23 +178,8 @@ enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *
 	if (w->nimages > sizeof(offsets) / sizeof(offsets[0]))
 		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "more than %zu OpenMP device images",
 				   sizeof(offsets) / sizeof(offsets[0]));
-	for (size_t i = 0; i < w->nimages && !rc; i++) {
-		const struct wrap_image *img = &w->images[i];
-		struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
-		struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2,
-					      NULL, img->size };
-		struct ol_buf head = { 0 };
-		char sym[64];
-		uint64_t pad;
-
-		TRY(ob_encode_v1_head(&desc, &head, &offsets[i], &pad));
-		snprintf(sym, sizeof(sym), "__offlink_omp_image_%zu", i);
-		rc = section(out, w->relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading",
-			     "a", "0x6fff4c0b", 8);
-		if (!rc)
-			rc = blob(out, sym, head.data, head.len, img->path, pad);
-		ol_buf_free(&head);
-	}
+	for (size_t i = 0; i < w->nimages && !rc; i++)
+		rc = omp_image(w, i, out, &offsets[i]);
 	TRY(rc);
 	TRY(section(out, ".data.rel.ro", "aw", "progbits", 8));
 	TRY(ol_buf_puts(out, "__offlink_omp_images:\n"));
@@ -169,8 +193,12 @@ enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *
 			       "\t.quad __offlink_omp_images, __start_%s, __stop_%s\n"
 			       "\t.size __offlink_omp_descriptor, 32\n\n",
 			  w->nimages, s, s));
-	TRY(a->omp_code(out));
-	TRY(constructor(out, "__offlink_omp_register"));
+	TRY(a->omp_code(out, w->style != WRAP_OMP_LLVM14));
+	if (w->style == WRAP_OMP_LLVM14) /* LLVM 14: both at priority 1 */
+		TRY(array_entry(out, "init_array", 1, "__offlink_omp_register", false) ||
+		    array_entry(out, "fini_array", 1, "__offlink_omp_unregister", true));
+	else
+		TRY(constructor(out, "__offlink_omp_register"));
 #undef TRY
 	return OL_OK;
 }

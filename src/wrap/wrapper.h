@@ -20,6 +20,23 @@ struct wrap_image {
 	uint64_t size;          /* its size in bytes */
 	uint16_t image_kind;    /* OB_IMG_OBJECT, or OB_IMG_BITCODE (JIT) */
 	const char *origins;    /* where its code came from, for the comment */
+	uint64_t inner_offset;  /* WRAP_OMP_AS_GIVEN: where the image starts in
+				 * the file (an offload binary's ImageOffset), or 0 */
+};
+
+/* How the OpenMP registration holds its images and registers them. */
+enum wrap_omp_style {
+	/* a link's: each image in an offload binary offlink writes, in
+	 * .llvm.offloading; a priority-101 constructor that unregisters with
+	 * atexit */
+	WRAP_OMP_LINK,
+	/* LLVM 14's clang-offload-wrapper: each image as it is, in .rodata;
+	 * constructor and destructor at priority 1 */
+	WRAP_OMP_LLVM14,
+	/* llvm-offload-wrapper: each file as it is (a raw image, or an
+	 * offload binary whose image is registered) in .llvm.offloading; a
+	 * priority-101 constructor that unregisters with atexit */
+	WRAP_OMP_AS_GIVEN,
 };
 
 struct wrap_openmp {
@@ -29,6 +46,8 @@ struct wrap_openmp {
 	const char *entries_section;  /* omp_offloading_entries (LLVM <= 19)
 				       * or llvm_offload_entries (newer) */
 	bool relocatable;             /* -r: images in .llvm.offloading.relocatable */
+	enum wrap_omp_style style;    /* the assembly form's; the C form writes
+				       * WRAP_OMP_LINK only */
 };
 
 /* The OpenMP registration: __tgt_device_image array, __tgt_bin_desc, and

@@ -50,12 +50,12 @@ int main(int argc, char **argv)
 	ol_diag_clear(&d);
 	if (strcmp(argv[1], "openmp") == 0) {
 		struct wrap_image images[2] = {
-			{ "x86_64-pc-linux-gnu", "", argv[5], 0, 1, "harness" },
-			{ "nvptx64-nvidia-cuda", "sm_90", argv[5], 0, 1, "harness" },
+			{ "x86_64-pc-linux-gnu", "", argv[5], 0, 1, "harness", 0 },
+			{ "nvptx64-nvidia-cuda", "sm_90", argv[5], 0, 1, "harness", 0 },
 		};
 		struct wrap_openmp w = { "regforms", images, 2,
 					 new_entries ? "llvm_offload_entries" : "omp_offloading_entries",
-					 false };
+					 false, WRAP_OMP_LINK };
 		FILE *f = fopen(argv[5], "rb");
 
 		if (!f || fseek(f, 0, SEEK_END) != 0)

@@ -237,12 +237,12 @@ static enum ol_err generate(enum which k, bool assembly, const struct wo_input *
 		struct wrap_openmp w = { in->output, imgs, in->nimages,
 					 in->new_entries ? "llvm_offload_entries"
 							 : "omp_offloading_entries",
-					 false };
+					 false, WRAP_OMP_LINK };
 
 		for (size_t i = 0; i < in->nimages; i++)
 			imgs[i] = (struct wrap_image){ in->triple[i], in->arch[i], image_path,
 						       sizeof(image_bytes) - 1, OB_IMG_OBJECT,
-						       in->origin[i] };
+						       in->origin[i], 0 };
 		return assembly ? wrap_openmp_asm(&w, &asm_x86_64, src, d)
 				: wrap_openmp_source(&w, src, d);
 	} else {
