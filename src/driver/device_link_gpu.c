@@ -265,20 +265,46 @@ enum ol_err ol_plan_link_and_optimise(struct ol_link *l, struct ol_group *g,
 			    !library_code(g->images[i]))
 				ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
 	}
-	/* What the program's bitcode needs of the libraries'; with none of
-	 * its own (cubins only), all of the libraries' bitcode. */
-	if (!(c = tool_step(l, g, "llvm-link", "OFFLINK_LLVM_LINK", "link what it needs of libraries")))
-		return OL_E_UNSUPPORTED;
-	ol_strvec_push(&c->argv, "-o");
-	ol_strvec_push(&c->argv, merged);
+	/* The libraries' bitcode as one module first: --only-needed follows
+	 * what a needed function references within one source module, not
+	 * from one library member into another (15's device runtime calls
+	 * across members).  Then what the program's bitcode needs of it; with
+	 * none of its own (cubins only), all of it. */
 	if (has_own) {
+		const char *libs = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.libs.bc", stem));
+
+		if (!libs || !(c = tool_step(l, g, "llvm-link", "OFFLINK_LLVM_LINK",
+					      "link the libraries' bitcode")))
+			return libs ? OL_E_UNSUPPORTED : OL_E_NOMEM;
+		ol_strvec_push(&c->argv, "-o");
+		ol_strvec_push(&c->argv, libs);
+		for (size_t i = 0; i < g->nimages; i++)
+			if (g->images[i]->entry->image_kind == OB_IMG_BITCODE && library_code(g->images[i]))
+				ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+		if (c->argv.n == 3) { /* no library: the program's own only */
+			g->nsteps--;
+			ol_cmd_free(&g->steps[g->nsteps]);
+			libs = NULL;
+		}
+		if (!(c = tool_step(l, g, "llvm-link", "OFFLINK_LLVM_LINK", "link what it needs of libraries")))
+			return OL_E_UNSUPPORTED;
+		ol_strvec_push(&c->argv, "-o");
+		ol_strvec_push(&c->argv, merged);
 		ol_strvec_push(&c->argv, own);
-		ol_strvec_push(&c->argv, "--only-needed");
-		ol_strvec_push(&c->argv, "--internalize");
+		if (libs) {
+			ol_strvec_push(&c->argv, "--only-needed");
+			ol_strvec_push(&c->argv, "--internalize");
+			ol_strvec_push(&c->argv, libs);
+		}
+	} else {
+		if (!(c = tool_step(l, g, "llvm-link", "OFFLINK_LLVM_LINK", "link the libraries' bitcode")))
+			return OL_E_UNSUPPORTED;
+		ol_strvec_push(&c->argv, "-o");
+		ol_strvec_push(&c->argv, merged);
+		for (size_t i = 0; i < g->nimages; i++)
+			if (g->images[i]->entry->image_kind == OB_IMG_BITCODE && library_code(g->images[i]))
+				ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
 	}
-	for (size_t i = 0; i < g->nimages; i++)
-		if (g->images[i]->entry->image_kind == OB_IMG_BITCODE && library_code(g->images[i]))
-			ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
 	if (!(c = tool_step(l, g, "opt", "OFFLINK_OPT", "optimise the bitcode")))
 		return OL_E_UNSUPPORTED;
 	ol_strvec_pushf(&c->argv, "-passes=lto<O%s>", opt_level);
@@ -288,7 +314,7 @@ enum ol_err ol_plan_link_and_optimise(struct ol_link *l, struct ol_group *g,
 	return c->argv.err;
 }
 
-/* LLVM 16 has no clang-nvlink-wrapper; its LTO, done in-process by its
+/* LLVM 15 and 16 have no NVPTX LTO driver; their LTO, done in-process by their
  * wrapper, is here its own tools' (ol_plan_link_and_optimise), then llc
  * makes PTX.  (Without the internalizing link, llc 16 meets
  * device-runtime functions that LTO would have removed, and fails on
@@ -335,7 +361,9 @@ static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
 
 	if (ol_need_all_bitcode(l, g))
 		return OL_E_UNSUPPORTED;
-	lto = ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO");
+	/* (15's clang-nvlink-wrapper is another tool: nvlink's, not LTO's) */
+	lto = ol_llvm_at_least(l, 17) ? ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO")
+				      : NULL;
 	if (!lto && !ol_llvm_at_least(l, 17))
 		return ol_plan_link_and_optimise(l, g, f->opt, g->image_path);
 	if (!(helper = lto_helper(l, g, lto)))
@@ -372,8 +400,11 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		const char *cubin = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.cubin", stem));
 
 		/* The release's own NVPTX LTO driver, where it has one. */
-		lto = ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO");
-		if (lto || ol_llvm_at_least(l, 17)) {
+		/* The release's own NVPTX LTO driver, from 17 on (15's
+		 * clang-nvlink-wrapper is nvlink's, another tool). */
+		lto = ol_llvm_at_least(l, 17)
+			? ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO") : NULL;
+		if (ol_llvm_at_least(l, 17)) {
 			if (!(helper = lto_helper(l, g, lto)))
 				return OL_E_UNSUPPORTED;
 			rc = lto_step(l, g, &f, helper, "--lto-emit-asm", ptx);

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Issue 10: one offlink for clang 16, 19 and 22.  For each release, each
+# Issue 10: one offlink for clang 16, 19 and 22; issue 18: 15, and 14
+# (Debian's default clang, the old offload driver: there offlink is the
+# bundler and clang-offload-wrapper, clang and ld do the rest; its cells
+# are the ones 14's driver offers for a CPU target).  For each release, each
 # cell is built with that clang and linked twice -- by the release's own
 # clang-linker-wrapper and by offlink (clang -B <compat>) -- and the two
 # programs must behave the same: the same output on the release's real
@@ -8,7 +11,7 @@
 # own wrapper fails is listed with why; offlink must still pass it.
 # -v of a link must show that release's tools only.
 #
-# MATRIX_RELEASES (default "16 19 22") and MATRIX_CELLS (default: all)
+# MATRIX_RELEASES (default "14 15 16 19 22") and MATRIX_CELLS (default: all)
 # narrow the run.  Needs the releases' clang, clang-tools, lld and the
 # OpenMP runtimes install-deps.sh unpacks under deps/.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
@@ -17,12 +20,13 @@ need ar gcc
 
 M=$OFFLINK_SRC/tests/e2e/matrix
 DEPS=$OFFLINK_SRC/deps
-releases=${MATRIX_RELEASES:-16 19 22}
-cells=${MATRIX_CELLS:-one globals ctor staticlib reloc lto nvptx nvptxlto cuda hip hipwhole}
+releases=${MATRIX_RELEASES:-14 15 16 19 22}
+cells=${MATRIX_CELLS:-one twotu globals ctor staticlib reloc lto nvptx nvptxlto cuda hip hipwhole}
 unset LIBRARY_PATH   # (CUDA images set it; it would add -L to every link)
 
 passed=0
 llvm_fails=()
+both_fail=()
 failures=()
 
 # ---- per release ----
@@ -37,25 +41,44 @@ setup_release() {
 	*) OMPLIB=$DEPS/llvm$N-omp/usr/lib/llvm-$N/lib ;;
 	esac
 	RUNLIB=$OMPLIB
-	OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$OMPLIB/clang/$N/include")
+	# (clang/<N>/include from 16 on, clang/<N.x.y>/include before)
+	OMPINC=$(echo "$OMPLIB"/clang/"$N"*/include)
+	OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$OMPINC")
 	LDFLAGS=(-L"$OMPLIB")
 	W=$T/r$N
 	mkdir -p "$W"
 }
 
 have_release() {
-	command -v "clang-$1" >/dev/null && command -v "clang-linker-wrapper-$1" >/dev/null &&
+	local wrapper=clang-linker-wrapper-$1
+	[ "$1" = 14 ] && wrapper=clang-offload-wrapper-14
+	command -v "clang-$1" >/dev/null && command -v "$wrapper" >/dev/null &&
 		[ -e "$OMPLIB/libomptarget.so" ]
 }
+
+# The cells a release's driver offers: 14's old driver links OpenMP for
+# CPU targets from objects (no static libraries of device code, no -r,
+# no offload LTO, and its NVPTX path is clang-nvlink-wrapper's).
+release_cells() {
+	if [ "$1" = 14 ]; then
+		for c in $cells; do case $c in one | twotu | globals | ctor) echo $c ;; esac; done
+	else
+		echo $cells
+	fi
+}
+# The NVPTX architecture: 15 knows none past sm_86.
+sm_of() { [ "$N" = 15 ] && echo sm_86 || echo sm_90; }
 
 # ---- building, linking, running ----
 
 # cc_ CELL OUT SRC ARGS...: compile one source.
 cc_() {
-	local cell=$1 out=$2 src=$3 tool=$CLANG
+	local cell=$1 out=$2 src=$3 tool=$CLANG b=()
 	shift 3
 	case $src in *.cpp) tool=$CLANGXX ;; esac
-	"$tool" "$@" -c "$src" -o "$out" 2>>"$cell.build" || {
+	# clang 14 bundles at -c: with offlink's bundler (both links read it)
+	[ "$N" = 14 ] && b=(-B "$COMPAT")
+	"$tool" "${b[@]}" "$@" -c "$src" -o "$out" 2>>"$cell.build" || {
 		echo "compile $src: $(tail -3 "$cell.build")"
 		return 1
 	}
@@ -68,7 +91,14 @@ link_both() {
 	shift 2
 	"$CLANGXX" "$@" -o "$out.llvm" 2>"$out.llvm.err"
 	echo $? >"$out.llvm.status"
-	"$CLANGXX" -B "$COMPAT" "$@" -Xlinker --wrapper-verbose -o "$out.ours" 2>"$out.ours.v"
+	if [ "$N" = 14 ]; then
+		# (offlink is the wrapper and bundler clang 14 runs: the plan is
+		# what -### shows of them)
+		"$CLANGXX" -B "$COMPAT" "$@" -o "$out.ours" -### 2>"$out.ours.v"
+		"$CLANGXX" -B "$COMPAT" "$@" -o "$out.ours" 2>>"$out.ours.v"
+	else
+		"$CLANGXX" -B "$COMPAT" "$@" -Xlinker --wrapper-verbose -o "$out.ours" 2>"$out.ours.v"
+	fi
 }
 
 # run_prog PROG: run on the release's libomptarget, offloading mandatory.
@@ -79,6 +109,11 @@ run_prog() {
 # Only the release's own LLVM tools may appear in offlink's commands.
 only_own_tools() {
 	local v=$1 other
+	if [ "$N" = 14 ]; then
+		grep -q "\"$COMPAT/clang-offload-wrapper\"" "$v" ||
+			{ echo "clang 14 did not run offlink's clang-offload-wrapper"; return 1; }
+		return 0
+	fi
 	other=$(grep -oE '/usr/lib/llvm-[0-9]+/bin/[a-z.+-]+' "$v" | grep -v "/usr/lib/llvm-$N/bin/" | sort -u)
 	[ -z "$other" ] || { echo "offlink ran another release's tools: $other"; return 1; }
 	grep -q "LLVM $N, tools in /usr/lib/llvm-$N/bin" "$v" ||
@@ -91,11 +126,25 @@ compare_runs() {
 	local out=$1 expect=$2
 	[ -x "$out.ours" ] || { echo "offlink link failed: $(grep -v '^offlink:  \|^/' "$out.ours.v" | tail -3)"; return 1; }
 	only_own_tools "$out.ours.v" || return 1
-	run_prog "$out.ours" || { echo "offlink's program exited with $?: $(head -c 300 "$out.ours.rerr")"; return 1; }
+	if ! run_prog "$out.ours"; then
+		echo "offlink's program exited with $?: $(head -c 300 "$out.ours.rerr")"
+		# 14 and 15: offlink must pass wherever the release's own tools
+		# pass; a cell they fail too is theirs (status 3)
+		if [ "$N" -le 15 ] && { ! llvm_outcome "$out" || ! run_prog "$out.llvm" ||
+			! grep -qF -- "$expect" "$out.llvm.out"; }; then
+			[ -n "$LLVM_WHY" ] || LLVM_WHY="its program fails the same way (exit $(run_prog "$out.llvm"; echo $?))"
+			return 3
+		fi
+		return 1
+	fi
 	grep -qF -- "$expect" "$out.ours.out" || { echo "offlink's program printed $(cat "$out.ours.out")"; return 1; }
 	grep -q "initial=1" "$out.ours.out" && { echo "the target region ran on the host"; return 1; }
 	llvm_outcome "$out" || return 0
 	run_prog "$out.llvm" || { LLVM_WHY="its program exited with $?: $(head -c 120 "$out.llvm.rerr" | tr '\n' ' ')"; return 0; }
+	if grep -q "initial=1" "$out.llvm.out"; then
+		LLVM_WHY="its program runs the target regions on the host (no device image registered)"
+		return 0
+	fi
 	if ! grep -qF -- "$expect" "$out.llvm.out"; then
 		LLVM_WHY="its program printed $(tr '\n' ' ' <"$out.llvm.out")"
 		return 0
@@ -114,8 +163,24 @@ llvm_outcome() {
 
 cell_one() {
 	cc_ one one.o "$M/one.c" "${OMP[@]}" || return 1
+	if [ "$N" = 14 ]; then
+		# offlink's bundle is LLVM 14's, byte for byte; and one step
+		# (compile and link, no bundler) through offlink's wrapper
+		"$CLANG" "${OMP[@]}" -c "$M/one.c" -o one.llvm14.o 2>>one.build &&
+			cmp -s one.o one.llvm14.o || { echo "offlink's bundle is not LLVM 14's"; return 1; }
+		"$CLANG" -B "$COMPAT" "${OMP[@]}" "$M/one.c" "${LDFLAGS[@]}" -o onestep 2>>one.build ||
+			{ echo "one-step compile and link: $(tail -2 one.build)"; return 1; }
+		run_prog onestep && grep -q "initial=0 r=42" onestep.out ||
+			{ echo "the one-step program: $(cat onestep.out onestep.rerr | head -3)"; return 1; }
+	fi
 	link_both one one "${OMP[@]}" one.o "${LDFLAGS[@]}"
 	compare_runs one "r=42"
+}
+
+cell_twotu() {
+	for f in twotu_a twotu_b; do cc_ twotu $f.o "$M/$f.c" "${OMP[@]}" || return 1; done
+	link_both twotu twotu "${OMP[@]}" twotu_a.o twotu_b.o "${LDFLAGS[@]}"
+	compare_runs twotu "r=42 b=12"
 }
 
 cell_globals() {
@@ -177,18 +242,20 @@ cell_nvptxlto() {
 nvptx_cell() {
 	local cell=$1
 	shift
+	local sm
+	sm=$(sm_of)
 	local nv=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu,nvptx64-nvidia-cuda
-		  -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90 --cuda-path="$CUDA"
-		  -I"$OMPLIB/clang/$N/include")
+		  -Xopenmp-target=nvptx64-nvidia-cuda -march=$sm --cuda-path="$CUDA"
+		  -I"$OMPINC")
 	need_cuda ptxas nvlink
 	local extra=()
-	if [ -e "$OMPLIB/libomptarget-nvptx-sm_90.bc" ]; then
+	if [ -e "$OMPLIB/libomptarget-nvptx-$sm.bc" ]; then
 		nv+=(--libomptarget-nvptx-bc-path="$OMPLIB")
 	else
 		# No device runtime for NVPTX (Debian's LLVM 22): a stand-in
 		# for its entry points, given to both device links.
 		nv+=(-nogpulib)
-		"$CLANG" --target=nvptx64-nvidia-cuda -march=sm_90 --cuda-path="$CUDA" \
+		"$CLANG" --target=nvptx64-nvidia-cuda -march=$sm --cuda-path="$CUDA" \
 			-Wno-unknown-cuda-version -c "$M/devrt_stub.c" -o devrt_stub.o 2>>$cell.build ||
 			{ echo "compile devrt_stub.c: $(tail -2 $cell.build)"; return 1; }
 		extra=(-Xoffload-linker-nvptx64-nvidia-cuda "$PWD/devrt_stub.o")
@@ -242,8 +309,9 @@ cell_cuda() {
 	# which each release calls newer than it knows; 16 knows up to 11.8)
 	local sdk=12.5
 	[ "$N" = 16 ] && sdk=11.8
+	[ "$N" = 15 ] && sdk=11.5
 	local cu=(-x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --cuda-path="$CUDA"
-		  -Wno-unknown-cuda-version -Xclang -target-sdk-version=$sdk --offload-arch=sm_90)
+		  -Wno-unknown-cuda-version -Xclang -target-sdk-version=$sdk --offload-arch=$(sm_of))
 	need_cuda ptxas nvlink fatbinary
 	for f in cuda_k1 cuda_k2 cuda_main; do
 		cc_ cuda $f.o "$GPU_SRC/$f.cu" "${cu[@]}" || return 1
@@ -297,7 +365,7 @@ for r in $releases; do
 		echo "SKIP: LLVM $r is not installed (clang-$r, clang-linker-wrapper-$r, $OMPLIB)"
 		continue
 	fi
-	for c in $cells; do
+	for c in $(release_cells "$r"); do
 		LLVM_WHY=""
 		(
 			cd "$W" && mkdir -p "$c" && cd "$c" || exit 1
@@ -309,6 +377,9 @@ for r in $releases; do
 		status=$?
 		if [ $status -eq 77 ]; then
 			echo "skip  clang $r  $c: $(tail -1 "$W/$c.diff")"
+		elif [ $status -eq 3 ]; then
+			both_fail+=("clang $r  $c: $(cat "$W/$c.llvm")")
+			echo "both  clang $r  $c: fails with LLVM $r's own tools too: $(cat "$W/$c.llvm")"
 		elif [ $status -ne 0 ]; then
 			failures+=("clang $r $c: $(cat "$W/$c.why") $(head -c 600 "$W/$c.diff")")
 			echo "FAIL  clang $r  $c: $(cat "$W/$c.why")"
@@ -326,6 +397,8 @@ done
 echo
 echo "cells where LLVM's own wrapper fails (offlink passes them):"
 for f in "${llvm_fails[@]}"; do echo "  $f"; done
+echo "cells the release's own tools fail, as offlink does (14, 15):"
+for f in "${both_fail[@]}"; do echo "  $f"; done
 [ ${#failures[@]} -eq 0 ] || {
 	printf '%s\n' "${failures[@]}" >&2
 	fail "${#failures[@]} cell(s) failed"
