@@ -18,15 +18,16 @@ need cmake clang-19 readlink
 
 P=$T/p
 check "install" cmake --install "$OFFLINK_BUILD" --prefix "$P" >install.log
-for f in bin/offlink bin/offlink-binary bin/offlink-bundler lib/offlink/offlink-guard lib/liboffstub.so \
+for f in bin/offlink bin/offlink-binary bin/offlink-bundler bin/offlink-wrapper lib/offlink/offlink-guard lib/liboffstub.so \
 	 lib/offlink/offstub/libomptarget.so.19.1 lib/offlink/offstub/libcudart.so.13 \
 	 lib/offlink/offstub/libamdhip64.so.6 share/man/man1/offlink.1 share/man/man1/offlink-binary.1 \
-	 share/man/man1/offlink-bundler.1 share/man/man7/offstub.7 share/doc/offlink/README.md \
-	 share/doc/offlink/compat.md lib/cmake/offlink/offlinkConfig.cmake \
-	 lib/cmake/offlink/offlinkConfigVersion.cmake; do
+	 share/man/man1/offlink-bundler.1 share/man/man1/offlink-wrapper.1 share/man/man7/offstub.7 \
+	 share/doc/offlink/README.md share/doc/offlink/compat.md lib/cmake/offlink/offlinkConfig.cmake \
+	 lib/cmake/offlink/offlinkConfigVersion.cmake lib/cmake/offlink/offlinkFunctions.cmake; do
 	[ -e "$P/$f" ] || fail "not installed: $f"
 done
-for name in clang-linker-wrapper clang-offload-packager llvm-offload-binary clang-offload-bundler; do
+for name in clang-linker-wrapper clang-offload-packager llvm-offload-binary clang-offload-bundler \
+	clang-offload-wrapper llvm-offload-wrapper; do
 	link=$(readlink "$P/lib/offlink/compat/$name") || fail "compat/$name is not a link"
 	case $link in
 	/*) fail "compat/$name is an absolute link ($link): the tree could not move" ;;
@@ -34,6 +35,11 @@ for name in clang-linker-wrapper clang-offload-packager llvm-offload-binary clan
 	[ -x "$P/lib/offlink/compat/$name" ] || fail "compat/$name -> $link does not resolve"
 done
 grep -rl "$P" "$P/lib/cmake" "$P/lib/offlink/compat" 2>/dev/null && fail "an installed file names the prefix"
+# every tool answers --help and --version
+for t in offlink offlink-binary offlink-bundler offlink-wrapper; do
+	"$P/bin/$t" --help >help.txt 2>&1 && [ -s help.txt ] || fail "$t --help"
+	"$P/bin/$t" --version >version.txt 2>&1 && grep -q "0\.1\.0" version.txt || fail "$t --version: $(cat version.txt)"
+done
 [ "$("$P/bin/offlink" --print-compat-dir)" = "$P/lib/offlink/compat" ] ||
 	fail "--print-compat-dir says $("$P/bin/offlink" --print-compat-dir)"
 "$P/bin/offlink" --version | grep -qF "compat directory: $P/lib/offlink/compat" ||
