@@ -584,6 +584,11 @@ static int fill_missing(const struct bundler *b, const struct loaded *l,
 	for (size_t t = 0; t < b->nids; t++) {
 		if (matched[t])
 			continue;
+		/* A bundled file without this device's code: said, not silent
+		 * (clang 14 passes -allow-missing-bundles to every unbundle). */
+		if (!none_matched && !ol_bundle_id_is_host(&b->ids[t]))
+			ol_message(tool, "warning", "%s holds no bundle for %s: its output is empty",
+				   b->inputs.v[0], b->ids[t].text);
 		/* Nothing matched at all: the input is taken as host-only. */
 		if (none_matched && ol_bundle_id_is_host(&b->ids[t])) {
 			if (ol_write_file_atomic(b->outputs.v[t], l->map.data ? l->map.data : l->data,

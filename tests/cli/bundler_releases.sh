@@ -87,4 +87,19 @@ if command -v clang-offload-bundler-22 >/dev/null; then
 		-input=dev2.bin -output=env16.bc || fail "OFFLINK_LLVM=16"
 	same_bytes env16.bc bc1.16.llvm
 fi
+# A file bundled with 19's IDs (a trailing '-'), unbundled as clang 14 asks
+# (IDs as written, -allow-missing-bundles): LLVM 14's bundler finds nothing
+# and writes an empty device output; offlink's reads the IDs for what they
+# mean, so no device code is lost.  A bundle without the device's entry:
+# said, not silent.
+check "bundle as 19" "$OURS" -llvm=19 -type=bc -targets=host-x86_64-pc-linux-gnu,openmp-x86_64-pc-linux-gnu \
+	-input=host.bin -input=dev1.bin -output=b19.bc
+check "unbundle as 14" "$OURS" -llvm=14 -type=bc -targets=host-x86_64-pc-linux-gnu,openmp-x86_64-pc-linux-gnu \
+	-inputs=b19.bc -outputs=h14.bin,d14.bin -unbundle -allow-missing-bundles
+same_bytes dev1.bin d14.bin
+check "host only" "$OURS" -llvm=14 -type=bc -targets=host-x86_64-pc-linux-gnu -inputs=host.bin -outputs=hostonly.bc
+"$OURS" -llvm=14 -type=bc -targets=host-x86_64-pc-linux-gnu,openmp-x86_64-pc-linux-gnu -inputs=hostonly.bc \
+	-outputs=h.out,d.out -unbundle -allow-missing-bundles 2>missing.err || fail "unbundle of a host-only bundle"
+contains missing.err "hostonly.bc holds no bundle for openmp-x86_64-pc-linux-gnu"
+[ ! -s d.out ] || fail "a device output from nothing"
 echo "PASS: $n bundles byte-identical with their release's bundler"
