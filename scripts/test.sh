@@ -75,7 +75,7 @@ printf '\003OLMANIF1lib/libdev.a\000/lib/libc.so.6\000' >"$cache_seeds/manifest"
 printf '\005redis://:pw@h:6379/2|read-only|connect-timeout=5' >"$cache_seeds/url"
 cp "$src"/tests/fuzz/regressions/* "$cache_seeds/"
 for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries \
-	fuzz_wrapper_source fuzz_cache_parsers; do
+	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container; do
 	mkdir -p "build-fuzz/corpus-$f"
 	corpus=$seeds
 	[ $f = fuzz_wrapper_source ] && corpus=$wrap_seeds

@@ -1,4 +1,5 @@
-/* Unit tests of format/: the string table layout, the version 1 writer
+/* Unit tests of format/: the SPIR-V container (its layout as LLVM 22's
+ * wrapper writes it, read back, damage named), the string table layout, the version 1 writer
  * against a byte dump of LLVM 19's packager output, round trips of
  * versions 1-3 (random images from a fixed, printed seed), the section
  * walk, and decoder checks on fields. */
@@ -13,6 +14,8 @@
 
 #include "common/le.h"
 #include "format/offload_binary.h"
+#include "common/pieces.h"
+#include "format/spirv_container.h"
 #include "format/strtab.h"
 
 static unsigned seed = 20261121;
@@ -277,9 +280,122 @@ static void v2_value_without_nul(void **state)
 	ol_buf_free(&out);
 }
 
+/* A 20-byte module (SPIR-V 1.4, no instructions) in a container: the
+ * layout LLVM 22's wrapper writes (docs/format.md, checked byte for byte
+ * against it by tests/e2e/omp_spirv.sh), read back. */
+static const uint8_t spirv_module[20] = { 0x03, 0x02, 0x23, 0x07, 0x00, 0x04, 0x01, 0x00,
+					  0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0 };
+
+static void container_of(const uint8_t *m, size_t n, struct ol_buf *out)
+{
+	struct ol_pieces p = { 0 };
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	assert_int_equal(ol_spirv_container_encode(m, n, &p, &d), OL_OK);
+	/* the module is referenced, not copied */
+	assert_int_equal(p.n, 3);
+	assert_ptr_equal(ol_piece_data(&p, 1), m);
+	assert_int_equal(ol_pieces_flatten(&p, out), OL_OK);
+	ol_pieces_free(&p);
+}
+
+static void spirv_container_layout(void **state)
+{
+	struct ol_buf b = { 0 };
+	struct ol_spirv_container c;
+	const char *field;
+	uint64_t shoff;
+
+	(void)state;
+	container_of(spirv_module, sizeof(spirv_module), &b);
+	/* header 0x40, notes 0x70, module, .strtab 1, .shstrtab 0x45, to 8 */
+	shoff = (0xb0 + sizeof(spirv_module) + 1 + 0x45 + 7) & ~(uint64_t)7;
+	assert_int_equal(b.len, shoff + 5 * 64);
+	assert_int_equal(ol_le16(b.data + 16), 3);    /* ET_DYN */
+	assert_int_equal(ol_le16(b.data + 18), 205);  /* EM_INTELGT */
+	assert_int_equal(ol_le64(b.data + 40), shoff);
+	assert_int_equal(ol_le16(b.data + 60), 5);
+	assert_int_equal(ol_le16(b.data + 62), 4);
+	assert_memory_equal(b.data + 0x4c, "INTELONEOMPOFFLOAD", 19);
+	assert_memory_equal(b.data + 0x84, "0\0" "1\0", 5); /* the module's record */
+	assert_memory_equal(b.data + 0xb0, spirv_module, sizeof(spirv_module));
+	/* section 2 (the module): name 44, PROGBITS, at 0xb0, no alignment */
+	assert_int_equal(ol_le32(b.data + shoff + 128), 44);
+	assert_int_equal(ol_le32(b.data + shoff + 128 + 4), 1);
+	assert_int_equal(ol_le64(b.data + shoff + 128 + 24), 0xb0);
+	assert_int_equal(ol_le64(b.data + shoff + 128 + 48), 0);
+
+	assert_null(ol_spirv_container_read(b.data, b.len, &c, &field));
+	assert_string_equal(c.version, "1.0");
+	assert_int_equal(c.images, 1);
+	assert_int_equal(c.nmodules, 1);
+	assert_int_equal(c.module_offset, 0xb0);
+	assert_int_equal(c.module_size, sizeof(spirv_module));
+	assert_int_equal(c.spirv_major, 1);
+	assert_int_equal(c.spirv_minor, 4);
+	ol_buf_free(&b);
+}
+
+static void spirv_container_damage(void **state)
+{
+	struct ol_buf b = { 0 };
+	struct ol_spirv_container c;
+	struct ol_pieces p = { 0 };
+	struct ol_diag d;
+	const char *field, *why;
+	uint8_t *copy;
+
+	(void)state;
+	/* not a module: refused, nothing written */
+	ol_diag_clear(&d);
+	assert_int_equal(ol_spirv_container_encode((const uint8_t *)"\x7f" "ELF and more bytes..", 20, &p,
+						    &d), OL_E_BAD_MAGIC);
+	ol_pieces_free(&p);
+
+	container_of(spirv_module, sizeof(spirv_module), &b);
+	copy = malloc(b.len);
+	assert_non_null(copy);
+	/* section headers past the end */
+	memcpy(copy, b.data, b.len);
+	ol_put_le64(copy + 40, UINT64_MAX - 8);
+	why = ol_spirv_container_read(copy, b.len, &c, &field);
+	assert_non_null(why);
+	assert_string_equal(field, "section headers");
+	/* the module's size past the end (subtraction form: no wrap) */
+	memcpy(copy, b.data, b.len);
+	ol_put_le64(copy + ol_le64(b.data + 40) + 128 + 32, UINT64_MAX - 0xa0);
+	assert_non_null(ol_spirv_container_read(copy, b.len, &c, &field));
+	/* a note whose description runs past its section */
+	memcpy(copy, b.data, b.len);
+	ol_put_le32(copy + 0x44, 0xfffffff0u);
+	why = ol_spirv_container_read(copy, b.len, &c, &field);
+	assert_non_null(why);
+	assert_string_equal(field, ".note.inteloneompoffload");
+	/* the module is not SPIR-V */
+	memcpy(copy, b.data, b.len);
+	copy[0xb0] ^= 0xff;
+	why = ol_spirv_container_read(copy, b.len, &c, &field);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "not SPIR-V"));
+	/* cut short: every prefix is refused, none read past its end */
+	for (size_t n = 0; n < b.len; n++) {
+		uint8_t *cut = malloc(n ? n : 1);
+
+		assert_non_null(cut);
+		memcpy(cut, b.data, n);
+		assert_non_null(ol_spirv_container_read(cut, n, &c, &field));
+		free(cut);
+	}
+	free(copy);
+	ol_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(spirv_container_layout),
+		cmocka_unit_test(spirv_container_damage),
 		cmocka_unit_test(strtab_matches_llvm),
 		cmocka_unit_test(v1_writer_matches_llvm_bytes),
 		cmocka_unit_test(decode_llvm_bytes),
