@@ -46,6 +46,15 @@ static const struct tool_opt ptxas_opts[] = {
 	{ "-v", REFUSE, FLAG }, { "--verbose", REFUSE, FLAG },
 };
 
+/* SPIRV-Tools' spirv-link (what clang runs for a SPIR-V device link):
+ * its options all steer the link; -h and --version print instead. */
+static const struct tool_opt spirv_link_opts[] = {
+	{ "-o", OUTPUT, VALUE }, { "--allow-partial-linkage", TEXT, FLAG },
+	{ "--create-library", TEXT, FLAG }, { "--verify-ids", TEXT, FLAG },
+	{ "--use-highest-version", TEXT, FLAG }, { "--target-env", TEXT, VALUE },
+	{ "-h", REFUSE, FLAG }, { "--help", REFUSE, FLAG }, { "--version", REFUSE, FLAG },
+};
+
 struct parsed {
 	const struct tool_opt *o;
 	const char *value;
@@ -165,6 +174,12 @@ void ol_key_nvlink_args(struct ol_key *k, char *const *argv, size_t argc)
 void ol_key_ptxas_args(struct ol_key *k, char *const *argv, size_t argc)
 {
 	key_table(k, "ptxas", ptxas_opts, sizeof(ptxas_opts) / sizeof(ptxas_opts[0]), argv, argc);
+}
+
+void ol_key_spirv_link_args(struct ol_key *k, char *const *argv, size_t argc)
+{
+	key_table(k, "spirv-link", spirv_link_opts,
+		  sizeof(spirv_link_opts) / sizeof(spirv_link_opts[0]), argv, argc);
 }
 
 void ol_key_plain_args(struct ol_key *k, char *const *argv, size_t argc)

@@ -1,4 +1,4 @@
-/* The command lines of NVIDIA's device tools (nvlink, ptxas) as cache-key
+/* The command lines of the device tools (nvlink, ptxas, spirv-link) as cache-key
  * ingredients, read with a table of the options offlink writes and the
  * ones users pass with -Xoffload-linker / --ptxas-arg: options that only
  * steer the tool enter as text, files by content, nvlink's -l as the
@@ -14,6 +14,9 @@
 
 void ol_key_nvlink_args(struct ol_key *k, char *const *argv, size_t argc);
 void ol_key_ptxas_args(struct ol_key *k, char *const *argv, size_t argc);
+/* spirv-link, as clang runs it for a SPIR-V device link: inputs by
+ * content, the link options as text, -o in the temporary directory. */
+void ol_key_spirv_link_args(struct ol_key *k, char *const *argv, size_t argc);
 
 /* Any other tool offlink runs with arguments it wrote itself (LLVM's
  * clang-nvlink-wrapper, llvm-link, opt, llc): files in the temporary

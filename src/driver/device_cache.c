@@ -219,25 +219,38 @@ static bool add_depfile(struct ol_group *g, const char *path, int flavor)
 	return v[g->ndepfiles++].path != NULL;
 }
 
-/* Empty files where the group's inputs will be written, so that clang
- * -### (which drops an input that does not exist) shows the real
- * command; removed again after. */
+/* Empty files where the group's inputs will be written (the archive, or
+ * each image's file), so that clang -### (which drops an input that does
+ * not exist) shows the real command; removed again after. */
+static void placeholder(const char *path, bool make)
+{
+	int fd;
+
+	if (!make) {
+		unlink(path);
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
 static void placeholders(struct ol_group *g, bool make)
 {
-	const char *paths[1] = { g->inputs_archive };
-
-	for (size_t i = 0; i < 1; i++) {
-		if (!paths[i])
-			continue;
-		if (make) {
-			int fd = open(paths[i], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-			if (fd >= 0)
-				close(fd);
-		} else {
-			unlink(paths[i]);
-		}
+	if (g->inputs_archive) {
+		placeholder(g->inputs_archive, make);
+		return;
 	}
+	for (size_t i = 0; i < g->nimages; i++)
+		placeholder(g->input_paths[i], make);
+}
+
+/* Whether path names SPIRV-Tools' linker. */
+static bool is_spirv_link(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return strcmp(base ? base + 1 : path, "spirv-link") == 0;
 }
 
 /* A link through clang: keyed by the one linker command clang would run. */
@@ -262,6 +275,10 @@ static void key_driver(struct ol_link *l, struct ol_group *g, struct ol_key *k,
 		ol_key_refuse(k, "clang -### did not say what it runs");
 	} else if (jobs.n != 1) {
 		ol_key_refuse(k, "clang runs %zu commands, not just the linker", jobs.n);
+	} else if (is_spirv_link(jobs.job[0].v[0])) {
+		/* it reads its inputs and nothing else: no dependency file */
+		ol_key_program(k, "linker", jobs.job[0].v[0]);
+		ol_key_spirv_link_args(k, jobs.job[0].v, jobs.job[0].n);
 	} else if ((*flavor = ol_ld_flavor_of(jobs.job[0].v[0])) < 0) {
 		ol_key_refuse(k, "clang runs the linker %s, whose inputs the cache cannot list "
 				 "(GNU ld and lld write dependency files)",

@@ -15,7 +15,10 @@
 
 #include "common/escape.h"
 #include "common/message.h"
+#include "common/pieces.h"
 #include "driver/llvm_release.h"
+#include "format/spirv_container.h"
+#include "os/mapfile.h"
 #include "os/jobserver.h"
 #include "os/outfile.h"
 #include "os/scratch.h"
@@ -436,6 +439,8 @@ enum ol_err ol_plan_device_links(struct ol_link *l)
 			return OL_E_NOMEM;
 		if (ol_triple_is_cpu(g->triple))
 			rc = plan_cpu(l, g);
+		else if (ol_triple_is_spirv(g->triple))
+			rc = ol_plan_spirv(l, g);
 		else
 			rc = ol_plan_gpu(l, g);
 		if (rc == OL_E_UNSUPPORTED)
@@ -483,12 +488,42 @@ static enum ol_err write_inputs(struct ol_job *j, void *ctx, struct ol_diag *d)
 	return rc;
 }
 
-static void store_image(struct ol_job *j, void *ctx)
+/* A linked SPIR-V module goes into the ELF container Intel's runtime
+ * reads (format/spirv_container.h), written from the module's mapping. */
+static enum ol_err containerize(struct ol_group *g, struct ol_diag *d)
+{
+	struct ol_map m = { 0 };
+	struct ol_pieces p = { 0 };
+	enum ol_err rc;
+
+	if ((rc = ol_map_file_fd(g->module_path, &m, d)))
+		return rc;
+	rc = ol_spirv_container_encode(m.data, m.len, &p, d);
+	if (!rc) {
+		ol_pieces_attach_file(&p, m.data, m.len, ol_map_fd(&m));
+		rc = ol_write_pieces_atomic(g->image_path, &p, d);
+	}
+	if (rc && !d->file[0])
+		ol_diag_locate(d, g->module_path, NULL, 0);
+	ol_pieces_free(&p);
+	ol_unmap(&m);
+	return rc;
+}
+
+/* After the last step: the image made from what the link wrote, then
+ * stored in the cache. */
+static enum ol_err finish_image(struct ol_job *j, void *ctx, struct ol_diag *d)
 {
 	struct group_inputs *gi = ctx;
+	enum ol_err rc;
 
 	(void)j;
+	if (gi->g->module_path && (rc = containerize(gi->g, d))) {
+		ol_diag_prefix(d, "%s (SPIR-V container)", j->steps[j->nsteps - 1].step);
+		return rc;
+	}
 	ol_cache_store_group(gi->l, gi->g);
+	return OL_OK;
 }
 
 enum ol_err ol_run_device_links(struct ol_link *l)
@@ -510,7 +545,7 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		jobs[i].steps = l->groups[i].steps;
 		jobs[i].nsteps = l->groups[i].nsteps;
 		jobs[i].prepare = l->opt.dry_run ? NULL : write_inputs;
-		jobs[i].complete = l->opt.dry_run ? NULL : store_image;
+		jobs[i].complete = l->opt.dry_run ? NULL : finish_image;
 		jobs[i].ctx = &gi[i];
 		jobs[i].prepare_cost = l->groups[i].inputs_archive ? 1 : l->groups[i].nimages;
 	}

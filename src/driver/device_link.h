@@ -53,6 +53,11 @@ enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g);
  * whose linkers cannot do it (device_link_gpu.c). */
 enum ol_err ol_plan_link_and_optimise(struct ol_link *l, struct ol_group *g,
 				      const char *opt_level, const char *out);
+/* True for SPIR-V triples (spirv64-intel, ...). */
+bool ol_triple_is_spirv(const char *triple);
+/* Plan the link of a SPIR-V group (device_link_spirv.c); OL_E_UNSUPPORTED
+ * (already reported) where the release or the offload kind has none. */
+enum ol_err ol_plan_spirv(struct ol_link *l, struct ol_group *g);
 /* Plan the link of a GPU group (device_link_gpu.c); OL_E_UNSUPPORTED
  * (already reported) for targets offlink cannot link. */
 enum ol_err ol_plan_gpu(struct ol_link *l, struct ol_group *g);

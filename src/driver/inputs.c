@@ -260,10 +260,12 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 		img->kind = e->offload_kind;
 		img->triple = triple;
 		img->arch = arch ? arch : "";
-		/* clang 22 names a CPU device's arch "generic" where 16 and 19
-		 * leave it empty: one target (and never -march=generic, which
-		 * clang rejects for x86_64). */
-		if (strcmp(img->arch, "generic") == 0 && ol_triple_is_cpu(triple))
+		/* clang 22 names a CPU or SPIR-V device's arch "generic" where
+		 * 16 and 19 leave a CPU's empty: one target (and never
+		 * -march=generic, which clang rejects for x86_64; LLVM 22
+		 * registers SPIR-V images with an empty arch too). */
+		if (strcmp(img->arch, "generic") == 0 &&
+		    (ol_triple_is_cpu(triple) || ol_triple_is_spirv(triple)))
 			img->arch = "";
 		img->input = s->input;
 		img->member = s->member;

@@ -120,6 +120,9 @@ struct ol_group {
 	const char *inputs_archive;  /* or: all of them, as one archive (its
 				      * linker reads it with --whole-archive) */
 	char *image_path;            /* the linked image */
+	const char *module_path;     /* what the link writes when the image is
+				      * a container made after it (SPIR-V),
+				      * or NULL: the link writes image_path */
 	struct ol_cmd *steps;        /* the commands that link it */
 	size_t nsteps;
 	bool relinked;               /* scratch: dropped as redundant while grouping */

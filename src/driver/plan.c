@@ -59,6 +59,10 @@ void ol_print_plan(struct ol_link *l)
 			g->image_path ? g->image_path : "?",
 			g->cache_note ? "  (device-link cache: " : "",
 			g->cache_note ? g->cache_note : "", g->cache_note ? ")" : "");
+		if (g->module_path)
+			ol_message("offlink", NULL, "    (linked to %s, then wrapped by offlink in the "
+						    "SPIR-V container for Intel's runtime)",
+				   g->module_path);
 		for (size_t k = 0; k < g->nimages; k++) {
 			const struct ol_image *img = g->images[k];
 

@@ -45,8 +45,8 @@ static void finish_step(struct ol_job *j, int status, const struct ol_run_opts *
 		j->status = status;
 		return;
 	}
-	if (++j->done == j->nsteps && j->complete)
-		j->complete(j, j->ctx);
+	if (++j->done == j->nsteps && j->complete && j->complete(j, j->ctx, &j->diag))
+		j->failed = 1;
 }
 
 static enum ol_err dry_run_all(struct ol_job *jobs, size_t n,

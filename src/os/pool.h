@@ -18,8 +18,9 @@ struct ol_job {
 	 * files), or NULL; an error fails the job with d; setting done to
 	 * nsteps finishes it without running anything (a cache hit). */
 	enum ol_err (*prepare)(struct ol_job *j, void *ctx, struct ol_diag *d);
-	/* Called when the last step has succeeded, or NULL. */
-	void (*complete)(struct ol_job *j, void *ctx);
+	/* Called when the last step has succeeded (work done in process
+	 * on what the steps made), or NULL; an error fails the job with d. */
+	enum ol_err (*complete)(struct ol_job *j, void *ctx, struct ol_diag *d);
 	void *ctx;
 	/* How much prepare writes (files), to start cheap jobs first: a chain
 	 * whose inputs take a moment to write then runs while the next one's

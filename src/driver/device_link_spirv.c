@@ -1,0 +1,82 @@
+/* SPIR-V device links (OpenMP for Intel GPUs, LLVM 22 on), as LLVM 22's
+ * wrapper does them: the release's clang with --target=<triple> links the
+ * group's modules (it runs spirv-link from SPIRV-Tools), each image its
+ * own input file (spirv-link reads no archives), the -Xoffload-linker
+ * arguments through -Xlinker; the module is then wrapped in the ELF
+ * container Intel's runtime reads (format/spirv_container.h; the pool's
+ * completion step, device_link.c), and that container is the image
+ * registered. */
+#include "driver/device_link.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/llvm_release.h"
+#include "os/findprog.h"
+
+bool ol_triple_is_spirv(const char *triple)
+{
+	return strncmp(triple, "spirv", 5) == 0;
+}
+
+/* Where clang 22 looks for spirv-link: beside itself, then PATH. */
+static bool have_spirv_link(struct ol_link *l)
+{
+	char *p = l->llvm.bin ? ol_find_in_dir(l->llvm.bin, "spirv-link") : NULL;
+
+	if (!p)
+		p = ol_find_in_path("spirv-link");
+	free(p);
+	return p != NULL;
+}
+
+enum ol_err ol_plan_spirv(struct ol_link *l, struct ol_group *g)
+{
+	struct ol_cmd *c;
+
+	if (!ol_llvm_at_least(l, 22)) {
+		ol_link_errorf(l, "device link %s: LLVM %u has no SPIR-V device link; device code "
+				  "for %s needs clang 22 or later (device code from %s)",
+			       ol_group_label(l, g), l->llvm.major, g->triple, ol_group_origins(l, g));
+		return OL_E_UNSUPPORTED;
+	}
+	if (g->kind != OB_OFK_OPENMP) {
+		ol_link_errorf(l, "device link %s: SPIR-V device links are for OpenMP, not %s "
+				  "(device code from %s)",
+			       ol_group_label(l, g), ol_kind_name(g->kind), ol_group_origins(l, g));
+		return OL_E_UNSUPPORTED;
+	}
+	if (l->opt.embed_bitcode) {
+		ol_link_errorf(l, "device link %s: --embed-bitcode does not apply to SPIR-V, which "
+				  "is already what the runtime compiles (device code from %s)",
+			       ol_group_label(l, g), ol_group_origins(l, g));
+		return OL_E_UNSUPPORTED;
+	}
+	if (!l->opt.dry_run && !have_spirv_link(l)) {
+		ol_link_errorf(l, "device link %s: clang links SPIR-V with spirv-link, found neither "
+				  "in %s nor in PATH (Debian: apt-get install spirv-tools)",
+			       ol_group_label(l, g), l->llvm.bin ? l->llvm.bin : "clang's directory");
+		return OL_E_UNSUPPORTED;
+	}
+	g->module_path = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.spv", g->stem));
+	c = ol_group_add_step(l, g, l->clang, NULL);
+	if (!g->module_path || !c)
+		return OL_E_NOMEM;
+	c->response_file = true;
+	c->tool = OL_TOOL_CLANG_DRIVER;
+	ol_strvec_push(&c->argv, "--no-default-config");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->module_path);
+	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
+	if (g->arch[0])
+		ol_strvec_pushf(&c->argv, "-march=%s", g->arch);
+	for (size_t i = 0; i < g->nimages; i++)
+		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	/* spirv-link takes no -mllvm (there is no code generation here) */
+	ol_add_user_args(l, c, g->triple, true, MLLVM_DROP);
+	/* bitcode (-foffload-lto): clang's own LTO for SPIR-V, as LLVM 22 asks
+	 * for it (its spirv-link then rejects the result: LLVM 22 fails too) */
+	if (g->any_bitcode)
+		ol_strvec_push(&c->argv, "-flto=full");
+	return c->argv.err;
+}
