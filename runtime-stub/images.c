@@ -2,6 +2,8 @@
  * checked against the triple and arch its offload binary declares. */
 #include "offstub.h"
 
+#include "format/spirv_container.h"
+
 #include <elf.h>
 #include <link.h>
 #include <stdlib.h>
@@ -72,6 +74,8 @@ static unsigned machine_for_triple(const char *t)
 		return EM_AARCH64;
 	if (!strncmp(t, "ppc64", 5) || !strncmp(t, "powerpc64", 9))
 		return EM_PPC64;
+	if (!strncmp(t, "spirv", 5))
+		return OL_EM_INTELGT;
 	return 0;
 }
 
@@ -100,6 +104,8 @@ const char *image_arch(const void *start, size_t size, const char *triple,
 		arch = cuda_arch(p, *flags);
 	else if (*machine == EM_AMDGPU)
 		arch = amdgpu_arch(*flags);
+	else if (*machine == OL_EM_INTELGT)
+		arch = declared ? declared : ""; /* the container names none */
 	else
 		arch = "";
 	want = machine_for_triple(triple);
@@ -108,6 +114,27 @@ const char *image_arch(const void *start, size_t size, const char *triple,
 	if (declared && *declared && *arch && !same_processor(arch, declared))
 		stub_fail("image", "ELF code for %s in an image declared %s", arch, declared);
 	return arch;
+}
+
+int image_spirv(const void *start, size_t size, struct ol_spirv_container *c)
+{
+	const char *field, *why;
+
+	if (!ol_is_spirv_container(start, size))
+		return 0;
+	if ((why = ol_spirv_container_read(start, size, c, &field)))
+		stub_fail("image", "a SPIR-V container whose %s is wrong: %s", field, why);
+	return 1;
+}
+
+uint64_t image_digest(const void *start, size_t size)
+{
+	const uint8_t *p = start;
+	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+
+	for (size_t i = 0; i < size; i++)
+		h = (h ^ p[i]) * 0x100000001b3u;
+	return h;
 }
 
 /* ---- the offload binary around an image ---- */

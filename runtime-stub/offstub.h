@@ -67,6 +67,15 @@ void check_name(const char *what, const char *name);
 const char *image_arch(const void *start, size_t size, const char *declared_triple,
 		       const char *declared_arch, unsigned *machine, unsigned *flags);
 
+struct ol_spirv_container;
+/* 1 and *c filled for a SPIR-V container (machine 205, format/
+ * spirv_container.h), 0 for anything else; fails on a damaged one. */
+int image_spirv(const void *start, size_t size, struct ol_spirv_container *c);
+
+/* The image's FNV-1a 64 digest: lets a test compare what two links
+ * register without the image itself in the log. */
+uint64_t image_digest(const void *start, size_t size);
+
 /* The triple and arch of the offload binary an image sits in (as LLVM's
  * and offlink's registration code embed them), if it is found just
  * before the image in the same loaded segment. */

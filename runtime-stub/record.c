@@ -1,6 +1,8 @@
 /* Building and writing the JSON log records, and failing loudly. */
 #include "offstub.h"
 
+#include "format/spirv_container.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -67,6 +69,7 @@ void record_image(struct record *r, const void *start, size_t size,
 		  const char *declared_triple)
 {
 	unsigned machine = 0, flags = 0;
+	struct ol_spirv_container spv;
 	const char *arch = image_arch(start, size, declared_triple, declared_arch,
 				      &machine, &flags);
 
@@ -82,6 +85,15 @@ void record_image(struct record *r, const void *start, size_t size,
 	json_string(r->f, arch ? arch : (declared_arch ? declared_arch : ""));
 	fputs(", \"triple\": ", r->f);
 	json_string(r->f, declared_triple ? declared_triple : "");
+	fprintf(r->f, ", \"digest\": \"%016llx\"", (unsigned long long)image_digest(start, size));
+	if (image_spirv(start, size, &spv)) {
+		fputs(", \"spirv\": {\"notes_version\": ", r->f);
+		json_string(r->f, spv.version);
+		fprintf(r->f, ", \"images\": %lu, \"modules\": %zu, \"module_size\": %llu, "
+			      "\"version\": \"%u.%u\"}",
+			spv.images, spv.nmodules, (unsigned long long)spv.module_size,
+			spv.spirv_major, spv.spirv_minor);
+	}
 	fputc('}', r->f);
 }
 

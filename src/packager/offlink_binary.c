@@ -25,6 +25,7 @@
 #include "extract/offload_scan.h"
 #include "format/llvm_maps.h"
 #include "format/offload_binary.h"
+#include "format/spirv_container.h"
 #include "os/cleanup.h"
 #include "os/llvm_install.h"
 #include "os/mapfile.h"
@@ -377,6 +378,45 @@ static const char *arch_or_dash(const struct ob_entry *e)
 	return arch && *arch ? arch : "-";
 }
 
+/* What the image's bytes are, where offlink knows more than the image
+ * kind says: a SPIR-V module ("elf" to LLVM), or the ELF container LLVM
+ * 22 registers one in; NULL otherwise.  *spv is filled for both. */
+static const char *spirv_content(const struct ob_entry *e, struct ol_spirv_container *spv,
+				 const char **damage)
+{
+	const uint8_t *p = e->image;
+	size_t n = (size_t)e->image_size;
+	const char *field;
+
+	*damage = NULL;
+	memset(spv, 0, sizeof(*spv));
+	if (ol_is_spirv(p, n)) {
+		spv->nmodules = 1;
+		spv->module_size = n;
+		spv->spirv_major = p[6];
+		spv->spirv_minor = p[5];
+		return "spirv";
+	}
+	if (!ol_is_spirv_container(p, n))
+		return NULL;
+	*damage = ol_spirv_container_read(p, n, spv, &field);
+	return "spirv-container";
+}
+
+/* " [SPIR-V 1.4 module in an Intel container]", or "". */
+static const char *content_text(struct ol_arena *a, const struct ob_entry *e)
+{
+	struct ol_spirv_container spv;
+	const char *damage, *what = spirv_content(e, &spv, &damage);
+
+	if (!what)
+		return "";
+	if (damage)
+		return ol_arena_printf(a, " [damaged SPIR-V container: %s]", damage);
+	return ol_arena_printf(a, " [SPIR-V %u.%u module%s]", spv.spirv_major, spv.spirv_minor,
+			       strcmp(what, "spirv") ? " in an Intel container" : "");
+}
+
 static void list_table(struct collection *c)
 {
 	printf("%-10s %-9s %-28s %-16s %10s  %s\n", "KIND", "PRODUCER",
@@ -385,13 +425,13 @@ static void list_table(struct collection *c)
 		const struct found_image *f = &c->imgs[i];
 		const char *triple = ob_entry_get(f->entry, "triple");
 
-		printf("%-10s %-9s %-28s %-16s %10llu  %s%s\n",
+		printf("%-10s %-9s %-28s %-16s %10llu  %s%s%s\n",
 		       ob_image_kind_name(f->entry->image_kind),
 		       ob_offload_kind_name(f->entry->offload_kind),
 		       triple && *triple ? triple : "-", arch_or_dash(f->entry),
 		       (unsigned long long)f->entry->image_size,
 		       origin_text(&c->arena, &f->origin),
-		       f->origin.final ? " [linked]" : "");
+		       f->origin.final ? " [linked]" : "", content_text(&c->arena, f->entry));
 	}
 }
 
@@ -401,6 +441,31 @@ static void json_field(const char *key, const char *value, int comma)
 	ol_json_string(stdout, key);
 	printf(": ");
 	ol_json_string(stdout, value ? value : "");
+}
+
+/* , "content": {...} or null (spirv_content). */
+static void json_content(const struct ob_entry *e)
+{
+	struct ol_spirv_container spv;
+	const char *damage, *what = spirv_content(e, &spv, &damage);
+
+	printf(", \"content\": ");
+	if (!what) {
+		printf("null");
+		return;
+	}
+	printf("{");
+	json_field("format", what, 0);
+	if (damage) {
+		json_field("damage", damage, 1);
+	} else {
+		printf(", \"spirv_version\": \"%u.%u\", \"module_size\": %llu, \"modules\": %zu",
+		       spv.spirv_major, spv.spirv_minor, (unsigned long long)spv.module_size,
+		       spv.nmodules);
+		if (strcmp(what, "spirv"))
+			json_field("notes_version", spv.version, 1);
+	}
+	printf("}");
 }
 
 static void json_image(struct collection *c, const struct found_image *f)
@@ -431,7 +496,9 @@ static void json_image(struct collection *c, const struct found_image *f)
 	       e->offload_kind_raw, e->flags, f->origin.final ? "true" : "false");
 	for (size_t k = 0; k < e->nstrings; k++)
 		json_field(e->strings[k].key, e->strings[k].value, k > 0);
-	printf("}}");
+	printf("}");
+	json_content(e);
+	printf("}");
 }
 
 static void list_json(struct collection *c)
