@@ -16,6 +16,8 @@ build_pkgs=(
 # its links.  libomptarget 19 runs the linked programs on its
 # host device (and libomp-19-dev must stay: the libomp-N-dev packages
 # conflict, so 16's and 22's runtimes are unpacked privately, below).
+# spirv-tools gives spirv-link, which clang 22 runs for SPIR-V device links
+# (OpenMP for Intel GPUs, tests/e2e/omp_spirv.sh).
 # redis-server and nginx (WebDAV) serve the remote device-link cache in
 # tests/e2e/cache_remote.sh, on loopback ports of the test's own.
 test_pkgs=(
@@ -23,7 +25,7 @@ test_pkgs=(
   clang-14 clang-tools-14 llvm-14 lld-14
   clang-15 clang-tools-15 llvm-15 lld-15
   clang-16 clang-tools-16 llvm-16 lld-16
-  clang-22 clang-tools-22 llvm-22 lld-22
+  clang-22 clang-tools-22 llvm-22 lld-22 spirv-tools
   binutils file xxd jq dpkg-dev
   redis-server redis-tools nginx-light curl
   qemu-user binutils-aarch64-linux-gnu libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
