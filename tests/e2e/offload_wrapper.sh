@@ -57,6 +57,20 @@ for k in openmp packed cuda hip; do
 		same_bytes llvm.$k.sec ours.$k.sec
 	fi
 done
+# Names from the command line reach the module's header comment (the
+# output, each image's path, the triple): escaped, so a name holding a
+# comment end, a newline, a quote or a backslash changes nothing but the
+# comment's text.
+odd=$'odd "q" \\ \n#error x *'  # a directory: its path then holds "*/"
+mkdir -p "$odd"
+cp img.so "$odd/$odd.1"
+cp img2.bin "$odd/$odd.2"
+check "offlink, odd names" "$COMPAT/llvm-offload-wrapper" --triple=x86_64-pc-linux-gnu --kind=openmp \
+	"$odd/$odd.1" "$odd/$odd.2" -o "$odd/$odd.bc"
+check "clang-22 -c (odd names)" clang-22 -c "$odd/$odd.bc" -o odd.o
+registration ours.odd clang-22 56 odd.o
+diff -u ours.openmp.out ours.odd.out || fail "odd names register otherwise than plain ones"
+grep -q '\\5C052/odd' "$odd/$odd.bc" || fail "the comment does not hold the escaped name: $(head -c 400 "$odd/$odd.bc")"
 grep -q "image 0: $(stat -c %s img.so) bytes" ours.packed.out || fail "the packed binary's image is not the one registered"
 
 # LLVM 14
