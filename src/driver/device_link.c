@@ -517,7 +517,6 @@ static enum ol_err finish_image(struct ol_job *j, void *ctx, struct ol_diag *d)
 	struct group_inputs *gi = ctx;
 	enum ol_err rc;
 
-	(void)j;
 	if (gi->g->module_path && (rc = containerize(gi->g, d))) {
 		ol_diag_prefix(d, "%s (SPIR-V container)", j->steps[j->nsteps - 1].step);
 		return rc;

@@ -23,11 +23,13 @@ bool ol_triple_is_spirv(const char *triple)
 static bool have_spirv_link(struct ol_link *l)
 {
 	char *p = l->llvm.bin ? ol_find_in_dir(l->llvm.bin, "spirv-link") : NULL;
+	bool found;
 
 	if (!p)
 		p = ol_find_in_path("spirv-link");
+	found = p != NULL;
 	free(p);
-	return p != NULL;
+	return found;
 }
 
 enum ol_err ol_plan_spirv(struct ol_link *l, struct ol_group *g)

@@ -28,6 +28,9 @@
 
 /* True if p[0..len) starts as a SPIR-V module (its magic, little-endian). */
 bool ol_is_spirv(const uint8_t *p, size_t len);
+/* The SPIR-V version of a module ol_is_spirv accepts (its second word:
+ * 0x00MMmm00). */
+void ol_spirv_version(const uint8_t *module, unsigned *major, unsigned *minor);
 
 /* What a container holds (ol_spirv_container_read). */
 struct ol_spirv_container {

@@ -14,6 +14,12 @@ bool ol_is_spirv(const uint8_t *p, size_t len)
 	return len >= 20 && ol_le32(p) == OL_SPIRV_MAGIC;
 }
 
+void ol_spirv_version(const uint8_t *module, unsigned *major, unsigned *minor)
+{
+	*major = module[6];
+	*minor = module[5];
+}
+
 bool ol_is_spirv_container(const uint8_t *p, size_t len)
 {
 	return len >= 64 && memcmp(p, "\177ELF", 4) == 0 && p[4] == 2 && p[5] == 1 &&
@@ -141,8 +147,7 @@ const char *ol_spirv_container_read(const uint8_t *p, size_t len, struct ol_spir
 		return "no " MODULE_PREFIX "<N> section holding a module";
 	if (!ol_is_spirv(p + out->module_offset, (size_t)out->module_size))
 		return "the module is not SPIR-V (no magic 0x07230203)";
-	out->spirv_major = p[out->module_offset + 6];
-	out->spirv_minor = p[out->module_offset + 5];
+	ol_spirv_version(p + out->module_offset, &out->spirv_major, &out->spirv_minor);
 	*field = NULL;
 	return NULL;
 }

@@ -393,8 +393,7 @@ static const char *spirv_content(const struct ob_entry *e, struct ol_spirv_conta
 	if (ol_is_spirv(p, n)) {
 		spv->nmodules = 1;
 		spv->module_size = n;
-		spv->spirv_major = p[6];
-		spv->spirv_minor = p[5];
+		ol_spirv_version(p, &spv->spirv_major, &spv->spirv_minor);
 		return "spirv";
 	}
 	if (!ol_is_spirv_container(p, n))

@@ -15,22 +15,7 @@
 need gcc ar
 
 mkdir -p lib bin other
-cat >k.c <<'EOF'
-#include <stdio.h>
-#pragma omp declare target
-int dev(int);
-#pragma omp end declare target
-int main(void) {
-  int r = -1;
-#pragma omp target map(from: r)
-  r = dev(14);
-  printf("dev=%d\n", r);
-  return 0;
-}
-EOF
-echo 'int dev(int x) { return -x; }' >hostdev.c
-cc -c k.c -o k.o
-check "host dev" gcc -c hostdev.c -o hostdev.o
+dev_caller
 devlib() {
 	printf 'int dev(int x) { return %s * x; }\n' "$1" >lib/dev.c
 	check "libdev" gcc -O2 -fPIC -c lib/dev.c -o lib/dev.o

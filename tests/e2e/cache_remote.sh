@@ -28,23 +28,8 @@ head -c 32 /dev/urandom >secret
 chmod 600 secret
 export OFFLINK_CACHE_SECRET_FILE=$T/secret OFFLINK_CACHE_BASE_DIR=$T
 
-cat >k.c <<'EOF'
-#include <stdio.h>
-#pragma omp declare target
-int dev(int);
-#pragma omp end declare target
-int main(void) {
-  int r = -1;
-#pragma omp target map(from: r)
-  r = dev(14);
-  printf("dev=%d\n", r);
-  return 0;
-}
-EOF
-echo 'int dev(int x) { return -x; }' >hostdev.c
+dev_caller
 echo 'int dev(int x) { return 3 * x; }' >dev.c
-cc -c k.c -o k.o
-check "host dev" gcc -c hostdev.c -o hostdev.o
 for c in a b c d; do
 	mkdir -p $c/proj/lib
 	cp k.o hostdev.o $c/proj/

@@ -20,24 +20,7 @@
 need gcc ar cmp
 
 mkdir -p lib libA libB bin
-cat >k.c <<'EOF'
-#include <stdio.h>
-#pragma omp declare target
-int dev(int);
-#pragma omp end declare target
-int main(void) {
-  int r = -1;
-#pragma omp target map(from: r)
-  r = dev(14);
-  printf("dev=%d\n", r);
-  return 0;
-}
-EOF
-# The host fallback's dev: an object on the host line (never given to the
-# CPU device link, which gets the host line's libraries only).
-echo 'int dev(int x) { return -x; }' >hostdev.c
-cc -c k.c -o k.o
-check "host dev" gcc -c hostdev.c -o hostdev.o
+dev_caller
 
 # devlib DIR FACTOR [NAME]: DIR/lib<NAME>.a whose dev(x) is FACTOR * x
 # (and dev_alt, 100 * x), built as the device link wants it (PIC).

@@ -43,3 +43,27 @@ same_as_llvm() {
 	grep -q "initial=1" "$name.out" && fail "$name: a target region ran on the host"
 	return 0
 }
+
+# dev_caller: k.o, whose target region calls an external device function
+# dev(14) and prints "dev=<result>", and hostdev.o, the host fallback's
+# dev (-x), an object on the host line (never given to the CPU device
+# link, which gets the host line's libraries only): the program the
+# device-link cache tests relink while dev's library changes under them.
+dev_caller() {
+	cat >k.c <<'EOF'
+#include <stdio.h>
+#pragma omp declare target
+int dev(int);
+#pragma omp end declare target
+int main(void) {
+  int r = -1;
+#pragma omp target map(from: r)
+  r = dev(14);
+  printf("dev=%d\n", r);
+  return 0;
+}
+EOF
+	echo 'int dev(int x) { return -x; }' >hostdev.c
+	cc -c k.c -o k.o
+	check "host dev" gcc -c hostdev.c -o hostdev.o
+}

@@ -287,6 +287,23 @@ static void key_paths_travel(void **state)
 	ol_buf_free(&b);
 }
 
+/* k := the key of argv read by a tool's table (k->uncacheable says
+ * whether it could be named); out: its digest. */
+static void tool_key(struct ol_key *k, void (*table)(struct ol_key *, char *const *, size_t),
+		     char **argv, uint8_t out[32])
+{
+	size_t n = 0;
+
+	while (argv[n])
+		n++;
+	memset(k, 0, sizeof(*k));
+	k->files = &files;
+	k->tmpdir = "/tmp/offlink-XXXX";
+	ol_key_init(k, "t");
+	table(k, argv, n);
+	ol_key_final(k, out);
+}
+
 static void nvlink_and_ptxas_tables(void **state)
 {
 	char *nv[] = { "nvlink", "-arch=sm_90", "-o", "/tmp/offlink-XXXX/i", "-Lnvl", "-ldev", NULL };
@@ -297,28 +314,43 @@ static void nvlink_and_ptxas_tables(void **state)
 	(void)state;
 	mkdir("nvl", 0755);
 	put("nvl/libdev.a", "1");
-	memset(&k, 0, sizeof(k));
-	k.files = &files;
-	k.tmpdir = "/tmp/offlink-XXXX";
-	ol_key_init(&k, "t");
-	ol_key_nvlink_args(&k, nv, 6);
+	tool_key(&k, ol_key_nvlink_args, nv, a);
 	assert_string_equal(k.uncacheable, "");
-	ol_key_final(&k, a);
 	ol_fdigest_free(&files);
 	ol_fdigest_init(&files, NULL);
 	put("nvl/libdev.a", "2");
-	memset(&k, 0, sizeof(k));
-	k.files = &files;
-	k.tmpdir = "/tmp/offlink-XXXX";
-	ol_key_init(&k, "t");
-	ol_key_nvlink_args(&k, nv, 6);
-	ol_key_final(&k, b);
+	tool_key(&k, ol_key_nvlink_args, nv, b);
 	assert_memory_not_equal(a, b, 32);
-	memset(&k, 0, sizeof(k));
-	k.files = &files;
-	ol_key_init(&k, "t");
-	ol_key_ptxas_args(&k, px, 6);
+	tool_key(&k, ol_key_ptxas_args, px, a);
 	assert_non_null(strstr(k.uncacheable, "'-v'"));
+}
+
+/* spirv-link as clang runs it: its options keyed, one that prints
+ * instead of linking, or an output outside the link's directory, not. */
+static void spirv_link_table(void **state)
+{
+	char *plain[] = { "spirv-link", "/tmp/offlink-XXXX/0.o", "--allow-partial-linkage", "-o",
+			  "/tmp/offlink-XXXX/0.spv", NULL };
+	char *env[] = { "spirv-link", "/tmp/offlink-XXXX/0.o", "--allow-partial-linkage",
+			"--target-env", "opencl2.2", "-o", "/tmp/offlink-XXXX/0.spv", NULL };
+	char *version[] = { "spirv-link", "--version", NULL };
+	char *stdout_[] = { "spirv-link", "/tmp/offlink-XXXX/0.o", "-o", "-", NULL };
+	char *unknown[] = { "spirv-link", "/tmp/offlink-XXXX/0.o", "--no-such", NULL };
+	struct ol_key k;
+	uint8_t a[32], b[32];
+
+	(void)state;
+	tool_key(&k, ol_key_spirv_link_args, plain, a);
+	assert_string_equal(k.uncacheable, "");
+	tool_key(&k, ol_key_spirv_link_args, env, b);
+	assert_string_equal(k.uncacheable, "");
+	assert_memory_not_equal(a, b, 32);
+	tool_key(&k, ol_key_spirv_link_args, version, a);
+	assert_non_null(strstr(k.uncacheable, "'--version' prints or writes more"));
+	tool_key(&k, ol_key_spirv_link_args, stdout_, a);
+	assert_non_null(strstr(k.uncacheable, "spirv-link writes"));
+	tool_key(&k, ol_key_spirv_link_args, unknown, a);
+	assert_non_null(strstr(k.uncacheable, "'--no-such'"));
 }
 
 int main(void)
@@ -334,6 +366,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(key_changes_with_each_input, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(key_refuses_what_it_cannot_name, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(nvlink_and_ptxas_tables, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(spirv_link_table, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
