@@ -86,10 +86,12 @@ static enum ol_err runtime_decls(const struct names *n, struct ol_buf *out)
 }
 
 /* LLVM 19's entries lack the managed pointer: a table built at link time
- * from the objects' relocations maps each initial value to it. */
-/* init -> pointer for LLVM 19's managed variables: one table and one
- * loop, so that clang's time stays linear in the number of variables (a
- * comparison per variable made it superlinear: 20,000 took 808 s). */
+ * from the objects' relocations maps each initial value to it.  One table
+ * and one loop, so that clang's time stays linear in the number of
+ * variables (a comparison per variable made it superlinear: 20,000 took
+ * 808 s).  The table is kept ("used") whatever the optimiser folds, as in
+ * the assembly form: two variables naming one pointer let clang -O2 fold
+ * it away, and the object's symbols would then depend on the names. */
 static enum ol_err managed_table(const struct wrap_cuda_hip *w,
 				 const struct names *n, struct ol_buf *out)
 {
@@ -100,7 +102,8 @@ static enum ol_err managed_table(const struct wrap_cuda_hip *w,
 		E(w->managed[i].pointer_symbol);
 		P("\");\n");
 	}
-	P("static const struct { const void *init; void **ptr; } __offlink_%s_managed[] = {\n",
+	P("static const struct { const void *init; void **ptr; } __offlink_%s_managed[]\n"
+	  "\t__attribute__((used)) = {\n",
 	  n->lower);
 	for (size_t i = 0; i < w->nmanaged; i++)
 		P("\t{ __offlink_init_%zu, &__offlink_ptr_%zu },\n", i, i);

@@ -154,6 +154,12 @@ int main(int argc, char **argv)
 			in.nmanaged = 3;
 			CASE("managed names an assembler could misread: ., $, $$, quotes, every byte");
 			in = base();
+			in.init[0] = "*";
+			in.init[1] = "v.managed";
+			in.pointer[1] = "v";
+			in.nmanaged = 2;
+			CASE("two managed variables naming one pointer (fuzz_wrapper_source)");
+			in = base();
 			in.init[0] = ".L__offlink_cuda_next";
 			CASE("managed variable named like offlink's own label (refused)");
 			in = base();
