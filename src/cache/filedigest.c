@@ -19,7 +19,10 @@
 struct ol_fdigest_seen {
 	char *path;
 	enum ol_err err;
+	bool digested;             /* digest holds */
+	bool noted;                /* st holds (noted, or digested) */
 	uint8_t digest[OL_DIGEST_SIZE];
+	struct ol_fstate st;
 };
 
 static const char memo_magic[8] = "OLFDGST1";
@@ -133,15 +136,52 @@ static enum ol_err hash_fd(struct ol_fdigest *m, int fd, const char *path, struc
 	return OL_OK;
 }
 
+static void state_from(const struct stat *st, struct ol_fstate *out)
+{
+	*out = (struct ol_fstate){
+		.exists = true,
+		.ok = S_ISREG(st->st_mode),
+		.dev = (uint64_t)st->st_dev,
+		.ino = (uint64_t)st->st_ino,
+		.size = (uint64_t)st->st_size,
+		.mtime_s = (int64_t)st->st_mtim.tv_sec,
+		.mtime_ns = (int64_t)st->st_mtim.tv_nsec,
+		.ctime_s = (int64_t)st->st_ctim.tv_sec,
+		.ctime_ns = (int64_t)st->st_ctim.tv_nsec,
+	};
+}
+
+void ol_fstate_of(const char *path, struct ol_fstate *out)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		state_from(&st, out);
+	else
+		*out = (struct ol_fstate){ .exists = false };
+}
+
+static bool same_state(const struct ol_fstate *a, const struct ol_fstate *b)
+{
+	if (a->exists != b->exists)
+		return false;
+	return !a->exists ||
+	       (a->ok == b->ok && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+		a->mtime_s == b->mtime_s && a->mtime_ns == b->mtime_ns &&
+		a->ctime_s == b->ctime_s && a->ctime_ns == b->ctime_ns);
+}
+
 static bool same_stat(const struct stat *a, const struct stat *b)
 {
-	return a->st_size == b->st_size && a->st_ino == b->st_ino &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+	struct ol_fstate x, y;
+
+	state_from(a, &x);
+	state_from(b, &y);
+	return same_state(&x, &y);
 }
 
 static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[OL_DIGEST_SIZE],
-			   struct ol_diag *d)
+			   struct ol_fstate *state, struct ol_diag *d)
 {
 	char name[2 * OL_DIGEST_SIZE + 1];
 	struct stat st, after;
@@ -152,14 +192,19 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[O
 	/* O_NONBLOCK: a FIFO put where a library was must not hang the link
 	 * (it is refused below, never read). */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		ol_fstate_of(path, state);
 		return errno == ENOENT || errno == ENOTDIR
 			? ol_diag_set(d, OL_E_NOT_FOUND, NULL, "%s: no such file", path)
 			: ol_diag_errno(d, errno, "cannot open", path);
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		ol_fstate_of(path, state);
+		state->ok = false;
 		close(fd);
 		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s: not a regular file", path);
 	}
+	state_from(&st, state);
 	memo_name(path, &st, name);
 	if (memo_get(m, name, out)) {
 		close(fd);
@@ -167,6 +212,8 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[O
 	}
 	ol_digest_init(&h);
 	rc = hash_fd(m, fd, path, &h, d);
+	if (!rc && !(fstat(fd, &after) == 0 && same_stat(&st, &after)))
+		state->unstable = true; /* what was read is not known */
 	if (!rc && fstat(fd, &after) == 0 && same_stat(&st, &after) &&
 	    time(NULL) - st.st_mtim.tv_sec > RACY_S && time(NULL) - st.st_ctim.tv_sec > RACY_S) {
 		ol_digest_final(&h, out);
@@ -178,16 +225,48 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[O
 	return rc;
 }
 
-enum ol_err ol_fdigest_file(struct ol_fdigest *m, const char *path,
-			    uint8_t out[OL_DIGEST_SIZE], struct ol_diag *d)
+/* path's record, made (not yet digested, its state read) when new;
+ * NULL when out of memory. */
+static struct ol_fdigest_seen *record(struct ol_fdigest *m, const char *path, size_t *index)
 {
 	uintptr_t *slot = ol_strmap_get(&m->seen, path, strlen(path));
 	struct ol_fdigest_seen *v;
 	char *copy;
 
 	if (slot) {
-		const struct ol_fdigest_seen *s = &m->v[*slot - 1];
+		*index = *slot - 1;
+		return &m->v[*index];
+	}
+	v = ol_grow(m->v, m->n, &m->cap, sizeof(*m->v), 16);
+	copy = strdup(path);
+	if (!v || !copy) {
+		free(copy);
+		return NULL;
+	}
+	m->v = v;
+	if (!(slot = ol_strmap_put(&m->seen, copy, strlen(copy)))) {
+		free(copy);
+		return NULL;
+	}
+	*slot = m->n + 1;
+	*index = m->n;
+	v = &m->v[m->n++];
+	memset(v, 0, sizeof(*v));
+	v->path = copy;
+	return v;
+}
 
+enum ol_err ol_fdigest_file_at(struct ol_fdigest *m, const char *path,
+			       uint8_t out[OL_DIGEST_SIZE], size_t *index, struct ol_diag *d)
+{
+	struct ol_fdigest_seen *s = record(m, path, index);
+	struct ol_fstate was;
+	bool noted;
+
+	memset(out, 0, OL_DIGEST_SIZE);
+	if (!s)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (s->digested) {
 		memcpy(out, s->digest, OL_DIGEST_SIZE);
 		if (s->err)
 			return ol_diag_set(d, s->err, NULL, "%s: %s", path,
@@ -195,24 +274,85 @@ enum ol_err ol_fdigest_file(struct ol_fdigest *m, const char *path,
 					   : "not a readable regular file");
 		return OL_OK;
 	}
-	memset(out, 0, OL_DIGEST_SIZE);
-	v = ol_grow(m->v, m->n, &m->cap, sizeof(*m->v), 16);
-	copy = strdup(path);
-	if (!v || !copy) {
-		free(copy);
-		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	/* Noted before, digested now: the state it was noted in stands, and
+	 * a file that changed in between is one whose content is not known. */
+	noted = s->noted;
+	was = s->st;
+	s->err = compute(m, path, s->digest, &s->st, d);
+	s->digested = s->noted = true;
+	if (noted && !same_state(&was, &s->st)) {
+		s->st = was;
+		s->st.unstable = true;
 	}
-	m->v = v;
-	v = &m->v[m->n];
-	v->path = copy;
-	v->err = compute(m, path, v->digest, d);
-	memcpy(out, v->digest, OL_DIGEST_SIZE);
-	if (!(slot = ol_strmap_put(&m->seen, copy, strlen(copy)))) {
-		free(copy);
-		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	memcpy(out, s->digest, OL_DIGEST_SIZE);
+	return s->err;
+}
+
+enum ol_err ol_fdigest_file(struct ol_fdigest *m, const char *path,
+			    uint8_t out[OL_DIGEST_SIZE], struct ol_diag *d)
+{
+	size_t index;
+
+	return ol_fdigest_file_at(m, path, out, &index, d);
+}
+
+bool ol_fdigest_note(struct ol_fdigest *m, const char *path, const struct stat *st,
+		     size_t *index)
+{
+	struct ol_fdigest_seen *s = record(m, path, index);
+
+	if (!s)
+		return false;
+	if (!s->digested && !s->noted) {
+		if (st)
+			state_from(st, &s->st);
+		else
+			ol_fstate_of(path, &s->st);
+		s->noted = true;
 	}
-	*slot = ++m->n;
-	return v->err;
+	return true;
+}
+
+const char *ol_fdigest_path(const struct ol_fdigest *m, size_t index)
+{
+	return index < m->n ? m->v[index].path : "";
+}
+
+const struct ol_fstate *ol_fdigest_state(const struct ol_fdigest *m, size_t index)
+{
+	static const struct ol_fstate none = { 0 };
+
+	return index < m->n ? &m->v[index].st : &none;
+}
+
+bool ol_fdigest_unchanged(const struct ol_fdigest *m, size_t index)
+{
+	struct ol_fstate now;
+
+	if (index >= m->n)
+		return false;
+	if (m->v[index].st.unstable)
+		return false; /* it changed while it was read */
+	ol_fstate_of(m->v[index].path, &now);
+	return same_state(&m->v[index].st, &now) ||
+	       (!m->v[index].st.exists && !now.exists);
+}
+
+bool ol_fdigest_changed_since(const struct ol_fdigest *m, size_t index, double t)
+{
+	const struct ol_fstate *s;
+
+	if (index >= m->n)
+		return true;
+	s = &m->v[index].st;
+	if (!s->exists)
+		return false;
+	/* A file system that keeps whole seconds (ext3, FAT, some network
+	 * ones) rounds a change down: compare seconds there. */
+	if (!s->ctime_ns && !s->mtime_ns)
+		return s->ctime_s >= (int64_t)t || s->mtime_s >= (int64_t)t;
+	return (double)s->ctime_s + (double)s->ctime_ns / 1e9 >= t ||
+	       (double)s->mtime_s + (double)s->mtime_ns / 1e9 >= t;
 }
 
 void ol_fdigest_forget_old(struct ol_fdigest *m, long max_age_s)

@@ -20,7 +20,21 @@
 #include "common/strmap.h"
 #include "os/digest.h"
 
+struct stat;
+
 struct ol_fdigest_seen;
+
+/* What stat said of a file when it was first looked at this run:
+ * whether it was there, and everything a change of its content changes
+ * (the change time cannot be set back, so a rewrite in place with its
+ * size and modification time restored still shows). */
+struct ol_fstate {
+	bool exists;
+	bool ok;                   /* a regular file */
+	bool unstable;             /* it changed while it was read */
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
+};
 
 struct ol_fdigest {
 	int memo_fd;               /* the remembered digests' directory, or -1 */
@@ -41,6 +55,40 @@ void ol_fdigest_free(struct ol_fdigest *m);
  * opened blocking, never read); OL_E_IO when it cannot be read. */
 enum ol_err ol_fdigest_file(struct ol_fdigest *m, const char *path,
 			    uint8_t out[OL_DIGEST_SIZE], struct ol_diag *d);
+
+/* As ol_fdigest_file, and *index names the record (for the checks
+ * below); *index is set even when the file is missing. */
+enum ol_err ol_fdigest_file_at(struct ol_fdigest *m, const char *path,
+			       uint8_t out[OL_DIGEST_SIZE], size_t *index, struct ol_diag *d);
+
+/* Note path's state without reading it (a program keyed by its build ID,
+ * an input whose bytes are keyed from memory): st, what fstat said of
+ * the descriptor that was read, or NULL to stat path now.  *index names
+ * the record.  False only when out of memory. */
+bool ol_fdigest_note(struct ol_fdigest *m, const char *path, const struct stat *st,
+		     size_t *index);
+
+/* The record's path and the state it was first seen in. */
+const char *ol_fdigest_path(const struct ol_fdigest *m, size_t index);
+const struct ol_fstate *ol_fdigest_state(const struct ol_fdigest *m, size_t index);
+
+/* Whether the file is now as it was when first seen: there or not, and
+ * the same identity, size and times.  What a key was computed from must
+ * still hold after the link it keys, or the link may have read something
+ * else. */
+bool ol_fdigest_unchanged(const struct ol_fdigest *m, size_t index);
+
+/* Whether the record was changed (its change or modification time) at or
+ * after t, wall-clock seconds on the coarse clock the kernel stamps
+ * files with (CLOCK_REALTIME_COARSE): a file first read after the link
+ * started is trusted to be what the link read only if it was last
+ * changed before the link's key was begun.  (A change within the same
+ * clock tick counts as after; on a file system that keeps whole
+ * seconds, within the same second.) */
+bool ol_fdigest_changed_since(const struct ol_fdigest *m, size_t index, double t);
+
+/* The state of path now (stat, following links as the tools do). */
+void ol_fstate_of(const char *path, struct ol_fstate *out);
 
 /* Remove remembered digests not used for max_age_s seconds (each use
  * refreshes a record's time): they are cheap to compute again. */

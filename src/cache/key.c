@@ -2,10 +2,12 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cache/filedigest.h"
 #include "common/escape.h"
+#include "common/grow.h"
 
 void ol_key_init(struct ol_key *k, const char *domain)
 {
@@ -20,6 +22,41 @@ void ol_key_init(struct ol_key *k, const char *domain)
 void ol_key_final(struct ol_key *k, uint8_t out[OL_DIGEST_SIZE])
 {
 	ol_digest_final(&k->h, out);
+}
+
+void ol_key_free(struct ol_key *k)
+{
+	free(k->deps);
+	k->deps = NULL;
+	k->ndeps = k->capdeps = 0;
+}
+
+static void add_dep(struct ol_key *k, size_t index)
+{
+	size_t *v;
+
+	for (size_t i = k->ndeps; i-- > 0 && i + 8 >= k->ndeps; )
+		if (k->deps[i] == index)
+			return; /* (just added: a file keyed twice in a row) */
+	v = ol_grow(k->deps, k->ndeps, &k->capdeps, sizeof(*k->deps), 32);
+	if (!v) {
+		ol_key_refuse(k, "out of memory");
+		return;
+	}
+	k->deps = v;
+	k->deps[k->ndeps++] = index;
+}
+
+void ol_key_depend(struct ol_key *k, const char *path, const struct stat *st)
+{
+	size_t index;
+
+	if (!k->files || ol_key_is_tmp(k, path))
+		return;
+	if (ol_fdigest_note(k->files, path, st, &index))
+		add_dep(k, index);
+	else
+		ol_key_refuse(k, "out of memory");
 }
 
 static void explain(struct ol_key *k, const char *label, const char *text)
@@ -114,6 +151,8 @@ const char *ol_key_path_form(const struct ol_key *k, const char *path, struct ol
 	} else if (n && k->cwd && path[0] == '/' && strncmp(path, k->base_dir, n) == 0 &&
 		   (path[n] == '/' || path[n] == '\0' || k->base_dir[n - 1] == '/')) {
 		relative(b, k->cwd, path);
+		if (k->relative && !ol_strvec_contains(k->relative, path))
+			ol_strvec_push(k->relative, path);
 	} else {
 		ol_buf_puts(b, path);
 	}
@@ -158,11 +197,14 @@ bool ol_key_file(struct ol_key *k, const char *label, const char *path)
 {
 	uint8_t d[OL_DIGEST_SIZE];
 	struct ol_diag diag;
+	size_t index = 0;
 	enum ol_err rc;
 
 	ol_key_path(k, label, path);
 	ol_diag_clear(&diag);
-	rc = ol_fdigest_file(k->files, path, d, &diag);
+	rc = ol_fdigest_file_at(k->files, path, d, &index, &diag);
+	if (rc != OL_E_NOMEM && !ol_key_is_tmp(k, path))
+		add_dep(k, index);
 	if (rc == OL_E_NOT_FOUND) {
 		ol_key_text(k, label, "missing");
 		return true;

@@ -18,10 +18,12 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
+#include "common/strvec.h"
 #include "os/digest.h"
 #include "os/spawn.h"
 
 struct ol_fdigest;
+struct stat;
 
 struct ol_key {
 	struct ol_digest h;
@@ -31,12 +33,30 @@ struct ol_key {
 	const char *cwd;          /* for paths under base_dir */
 	struct ol_fdigest *files; /* content digests */
 	const struct ol_run_opts *run; /* how probes run (-v prints them) */
+	/* Every file the key was computed from (k->files' records), so that
+	 * the link it keys can be shown to have read the same (a file
+	 * rewritten between the key and the link's end stores nothing). */
+	size_t *deps;
+	size_t ndeps, capdeps;
+	/* Absolute paths the key holds in their travelling form (relative
+	 * to the working directory, under the base directory): if one of
+	 * them reaches the linked image, the image is not the same for
+	 * every checkout that shares the key. */
+	struct ol_strvec *relative;
 	char uncacheable[320];    /* why not, set by the first ingredient that
 				   * cannot be named: no caching; "" */
 };
 
 void ol_key_init(struct ol_key *k, const char *domain);
 void ol_key_final(struct ol_key *k, uint8_t out[OL_DIGEST_SIZE]);
+/* Free what the key collected (deps). */
+void ol_key_free(struct ol_key *k);
+
+/* Record that the key depends on path's state without reading its
+ * content (a program keyed by its build ID, an input whose bytes were
+ * keyed from memory); st: what fstat said of the descriptor read, or
+ * NULL. */
+void ol_key_depend(struct ol_key *k, const char *path, const struct stat *st);
 
 /* label + text. */
 void ol_key_text(struct ol_key *k, const char *label, const char *text);

@@ -514,3 +514,63 @@ void ol_key_linker_args(struct ol_key *k, enum ol_ld_flavor flavor, char *const 
 	ol_strvec_free(&ln.dirs);
 	ol_strvec_free(&ln.defaults);
 }
+
+/* argv with its @files expanded (as the linker reads them), into out. */
+static void expand_plain(char *const *argv, size_t argc, struct ol_strvec *out, int depth)
+{
+	for (size_t i = 0; i < argc; i++) {
+		struct ol_strvec inner = { 0 };
+		struct ol_map m = { 0 };
+		struct ol_diag d;
+		struct stat st;
+
+		if (argv[i][0] != '@' || depth > 100 || stat(argv[i] + 1, &st) != 0) {
+			ol_strvec_push(out, argv[i]);
+			continue;
+		}
+		ol_diag_clear(&d);
+		if (ol_map_file(argv[i] + 1, &m, &d) == OL_OK &&
+		    ol_tokenize_gnu((const char *)m.data, m.len, &inner) == OL_OK)
+			expand_plain(inner.v, inner.n, out, depth + 1);
+		ol_unmap(&m);
+		ol_strvec_free(&inner);
+	}
+}
+
+void ol_linker_search_dirs(char *const *argv, size_t argc, struct ol_strvec *dirs,
+			   char **sysroot)
+{
+	struct ol_strvec args = { 0 };
+
+	*sysroot = NULL;
+	expand_plain(argv + (argc ? 1 : 0), argc ? argc - 1 : 0, &args, 0);
+	for (size_t i = 0; i < args.n; i++) {
+		const char *a = args.v[i], *v = NULL;
+		bool dir = false;
+
+		if (strcmp(a, "-L") == 0 || strcmp(a, "--library-path") == 0 ||
+		    strcmp(a, "-library-path") == 0) {
+			v = i + 1 < args.n ? args.v[++i] : NULL;
+			dir = true;
+		} else if (strncmp(a, "-L", 2) == 0) {
+			v = a + 2;
+			dir = true;
+		} else if (strncmp(a, "--library-path=", 15) == 0 || strncmp(a, "-library-path=", 14) == 0) {
+			v = strchr(a, '=') + 1;
+			dir = true;
+		} else if (strcmp(a, "--sysroot") == 0 || strcmp(a, "-sysroot") == 0) {
+			v = i + 1 < args.n ? args.v[++i] : NULL;
+		} else if (strncmp(a, "--sysroot=", 10) == 0 || strncmp(a, "-sysroot=", 9) == 0) {
+			v = strchr(a, '=') + 1;
+		}
+		if (!v)
+			continue;
+		if (dir) {
+			ol_strvec_push(dirs, v);
+		} else {
+			free(*sysroot);
+			*sysroot = strdup(v);
+		}
+	}
+	ol_strvec_free(&args);
+}

@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "cache/key.h"
+#include "common/strvec.h"
 
 enum ol_ld_flavor { OL_LD_GNU, OL_LD_LLD };
 
@@ -37,5 +38,13 @@ int ol_ld_flavor_of(const char *path);
  * why not, when not. */
 void ol_key_linker_args(struct ol_key *k, enum ol_ld_flavor flavor, char *const *argv,
 			size_t argc);
+
+/* The directories the linker argv[0] searches for -l and for the
+ * relative names a linker script gives (its -L, in order; @files
+ * expanded), appended to dirs, and its --sysroot (a new string, or NULL)
+ * in *sysroot: lld keeps no record of where it looked, so the cache
+ * lists the places itself (cache/ldtrace.h). */
+void ol_linker_search_dirs(char *const *argv, size_t argc, struct ol_strvec *dirs,
+			   char **sysroot);
 
 #endif

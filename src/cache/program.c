@@ -113,6 +113,7 @@ static bool key_binary(struct ol_key *k, const char *label, const char *path, st
 			close(fd);
 		return ol_key_file(k, label, path); /* says missing, or refuses */
 	}
+	ol_key_depend(k, path, &st);
 	elf = read_elf(fd, dy, id, sizeof(id));
 	close(fd);
 	if (!elf || !id[0])

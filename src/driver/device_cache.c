@@ -40,6 +40,7 @@
 #include "cache/clang_jobs.h"
 #include "cache/depfile.h"
 #include "cache/key.h"
+#include "cache/ldtrace.h"
 #include "cache/linkline.h"
 #include "cache/manifest.h"
 #include "cache/program.h"
@@ -52,7 +53,7 @@
 #include "os/mapfile.h"
 
 #define DEFAULT_CAP ((uint64_t)1 << 30)
-#define KEY_DOMAIN "offlink device-link cache 2"
+#define KEY_DOMAIN "offlink device-link cache 3"
 
 /* Environment variables the device tools read that can change an image
  * (the ones clang reads show in the linker command it would run). */
@@ -207,16 +208,62 @@ static char *depfile_path(struct ol_link *l, struct ol_group *g, size_t step)
 	return ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.%zu.deps", g->stem, step));
 }
 
-static bool add_depfile(struct ol_group *g, const char *path, int flavor)
+/* GNU ld's record of where it looked (--verbose, on its standard
+ * output). */
+static char *trace_path(struct ol_link *l, struct ol_group *g, size_t step)
+{
+	return ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.%zu.ldtrace", g->stem, step));
+}
+
+struct pending { /* a step whose linker will write what it read */
+	size_t step;
+	int flavor;
+	struct ol_strvec dirs; /* lld: its search directories */
+	char *sysroot;
+};
+
+/* Takes p's dirs and sysroot. */
+static bool add_depfile(struct ol_group *g, const char *path, struct pending *p, const char *trace)
 {
 	struct ol_depfile *v = realloc(g->depfiles, (g->ndepfiles + 1) * sizeof(*v));
 
 	if (!v)
 		return false;
 	g->depfiles = v;
-	v[g->ndepfiles].path = strdup(path);
-	v[g->ndepfiles].flavor = flavor;
-	return v[g->ndepfiles++].path != NULL;
+	v += g->ndepfiles++;
+	memset(v, 0, sizeof(*v));
+	v->path = strdup(path);
+	v->flavor = p->flavor;
+	v->trace = trace ? strdup(trace) : NULL;
+	v->dirs = p->dirs;
+	v->sysroot = p->sysroot;
+	memset(&p->dirs, 0, sizeof(p->dirs));
+	p->sysroot = NULL;
+	return v->path && (!trace || v->trace) && !v->dirs.err;
+}
+
+/* The step writes what it read (its dependency file) and, GNU ld,
+ * where it looked (--verbose, in the C locale: its messages are read). */
+static bool record_reads(struct ol_link *l, struct ol_group *g, struct pending *p)
+{
+	struct ol_cmd *c = &g->steps[p->step];
+	bool driver = c->tool == OL_TOOL_CLANG_DRIVER;
+	char *path = depfile_path(l, g, p->step), *trace = NULL;
+
+	if (!path)
+		return false;
+	if (p->flavor == OL_LD_GNU && !(trace = trace_path(l, g, p->step)))
+		return false;
+	if (!add_depfile(g, path, p, trace))
+		return false;
+	ol_strvec_pushf(&c->argv, driver ? "-Wl,--dependency-file=%s" : "--dependency-file=%s", path);
+	if (trace) {
+		ol_strvec_push(&c->argv, driver ? "-Wl,--verbose" : "--verbose");
+		ol_strvec_push(&c->env, "LC_ALL=C");
+		free(c->stdout_path);
+		c->stdout_path = strdup(trace);
+	}
+	return !c->argv.err && !c->env.err && (!trace || c->stdout_path);
 }
 
 /* Empty files where the group's inputs will be written (the archive, or
@@ -253,9 +300,16 @@ static bool is_spirv_link(const char *path)
 	return strcmp(base ? base + 1 : path, "spirv-link") == 0;
 }
 
+/* The linker's command, for what its dependency file cannot say. */
+static void note_linker(struct pending *p, char *const *argv, size_t argc)
+{
+	if (p->flavor == OL_LD_LLD)
+		ol_linker_search_dirs(argv, argc, &p->dirs, &p->sysroot);
+}
+
 /* A link through clang: keyed by the one linker command clang would run. */
 static void key_driver(struct ol_link *l, struct ol_group *g, struct ol_key *k,
-		       const struct ol_cmd *c, int *flavor)
+		       const struct ol_cmd *c, struct pending *p)
 {
 	struct ol_cmd probe = { .step = "device-link cache: what clang runs", .capture_stderr = true,
 				.response_file = c->response_file };
@@ -279,13 +333,14 @@ static void key_driver(struct ol_link *l, struct ol_group *g, struct ol_key *k,
 		/* it reads its inputs and nothing else: no dependency file */
 		ol_key_program(k, "linker", jobs.job[0].v[0]);
 		ol_key_spirv_link_args(k, jobs.job[0].v, jobs.job[0].n);
-	} else if ((*flavor = ol_ld_flavor_of(jobs.job[0].v[0])) < 0) {
+	} else if ((p->flavor = ol_ld_flavor_of(jobs.job[0].v[0])) < 0) {
 		ol_key_refuse(k, "clang runs the linker %s, whose inputs the cache cannot list "
 				 "(GNU ld and lld write dependency files)",
 			      ol_key_quote(jobs.job[0].v[0], q, sizeof(q)));
 	} else {
 		ol_key_program(k, "linker", jobs.job[0].v[0]);
-		ol_key_linker_args(k, (enum ol_ld_flavor)*flavor, jobs.job[0].v, jobs.job[0].n);
+		ol_key_linker_args(k, (enum ol_ld_flavor)p->flavor, jobs.job[0].v, jobs.job[0].n);
+		note_linker(p, jobs.job[0].v, jobs.job[0].n);
 	}
 	placeholders(g, false);
 	ol_clang_jobs_free(&jobs);
@@ -293,29 +348,31 @@ static void key_driver(struct ol_link *l, struct ol_group *g, struct ol_key *k,
 	ol_strvec_free(&probe.argv);
 }
 
-struct pending { size_t step; int flavor; }; /* a dependency file to add */
-
 static void key_step(struct ol_link *l, struct ol_group *g, struct ol_key *k, size_t s,
-		     struct pending *p, size_t *np)
+		     struct pending *pv, size_t *np)
 {
 	const struct ol_cmd *c = &g->steps[s];
 	char *prog = ol_find_in_path(c->argv.v[0]);
 	const char *program = prog ? prog : c->argv.v[0];
-	int flavor = -1;
+	struct pending *p = &pv[*np];
 	char q[256];
+
+	*p = (struct pending){ .step = s, .flavor = -1 };
 
 	ol_key_text(k, "step", c->step ? c->step : "");
 	ol_key_program(k, "program", program);
 	switch (c->tool) {
 	case OL_TOOL_CLANG_DRIVER:
-		key_driver(l, g, k, c, &flavor);
+		key_driver(l, g, k, c, p);
 		break;
 	case OL_TOOL_LINKER:
-		if ((flavor = ol_ld_flavor_of(program)) < 0)
+		if ((p->flavor = ol_ld_flavor_of(program)) < 0) {
 			ol_key_refuse(k, "the linker %s is not one whose inputs the cache can list",
 				      ol_key_quote(program, q, sizeof(q)));
-		else
-			ol_key_linker_args(k, (enum ol_ld_flavor)flavor, c->argv.v, c->argv.n);
+		} else {
+			ol_key_linker_args(k, (enum ol_ld_flavor)p->flavor, c->argv.v, c->argv.n);
+			note_linker(p, c->argv.v, c->argv.n);
+		}
 		break;
 	case OL_TOOL_NVLINK:
 		ol_key_nvlink_args(k, c->argv.v, c->argv.n);
@@ -327,8 +384,8 @@ static void key_step(struct ol_link *l, struct ol_group *g, struct ol_key *k, si
 		ol_key_plain_args(k, c->argv.v, c->argv.n);
 		break;
 	}
-	if (flavor >= 0)
-		p[(*np)++] = (struct pending){ s, flavor };
+	if (p->flavor >= 0)
+		++*np;
 	free(prog);
 }
 
@@ -336,6 +393,15 @@ static void key_init(struct ol_link *l, struct ol_key *k, struct ol_buf *explain
 		     const char *domain)
 {
 	memset(k, 0, sizeof(*k));
+	/* The key's start: a file changed from here on is not trusted.  The
+	 * coarse clock is the one the kernel stamps files with, so a file
+	 * changed after this reads as changed at or after it. */
+	if (!l->cache_key_time) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+		l->cache_key_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	}
 	k->explain = explain;
 	k->tmpdir = l->tmpdir;
 	k->base_dir = l->cache_base_dir;
@@ -345,16 +411,27 @@ static void key_init(struct ol_link *l, struct ol_key *k, struct ol_buf *explain
 	ol_key_init(k, domain);
 }
 
+static void free_pending(struct pending *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ol_strvec_free(&p[i].dirs);
+		free(p[i].sysroot);
+	}
+	free(p);
+}
+
 /* The group's key: everything its steps are and read up front. */
 static bool group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *explain)
 {
-	struct pending *p = calloc(g->nsteps ? g->nsteps : 1, sizeof(*p));
+	struct pending *p = calloc(g->nsteps + 1, sizeof(*p));
 	size_t np = 0;
 	struct ol_key k;
+	bool ok = true;
 
 	if (!p)
 		return false;
 	key_init(l, &k, explain, KEY_DOMAIN);
+	k.relative = &g->cache_relative;
 	ol_key_text(&k, "offlink", OFFLINK_VERSION);
 	ol_key_text(&k, "kind", ol_kind_name(g->kind));
 	ol_key_text(&k, "triple", g->triple);
@@ -367,29 +444,24 @@ static bool group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *expl
 
 		ol_key_u64(&k, "image kind", e->image_kind);
 		ol_key_bytes(&k, "image", e->image, (size_t)e->image_size);
+		/* the bytes come from its input's mapping, read again when the
+		 * link's inputs are written: the file must not change */
+		ol_key_depend(&k, g->images[i]->input->path, NULL);
 	}
 	ol_key_final(&k, g->cache_key);
+	g->cache_deps = k.deps;
+	g->ncache_deps = k.ndeps;
+	k.deps = NULL;
 	if (k.uncacheable[0]) {
 		g->cache_note = ol_arena_printf(&l->arena, "not used: %s", k.uncacheable);
-		free(p);
+		free_pending(p, np);
 		return false;
 	}
 	/* The key holds: the linkers now write what they read. */
-	for (size_t i = 0; i < np; i++) {
-		struct ol_cmd *c = &g->steps[p[i].step];
-		char *path = depfile_path(l, g, p[i].step);
-
-		if (!path || !add_depfile(g, path, p[i].flavor)) {
-			free(p);
-			return false;
-		}
-		if (c->tool == OL_TOOL_CLANG_DRIVER)
-			ol_strvec_pushf(&c->argv, "-Wl,--dependency-file=%s", path);
-		else
-			ol_strvec_pushf(&c->argv, "--dependency-file=%s", path);
-	}
-	free(p);
-	return true;
+	for (size_t i = 0; i < np && ok; i++)
+		ok = record_reads(l, g, &p[i]);
+	free_pending(p, np);
+	return ok;
 }
 
 static void derive(const uint8_t key[32], const char *what, uint8_t out[32])
@@ -405,16 +477,22 @@ static void derive(const uint8_t key[32], const char *what, uint8_t out[32])
 /* The image's key: the group's, and every file of the manifest as it is
  * now.  False when one of them cannot be a link input (a FIFO now). */
 static bool result_key(struct ol_link *l, const struct ol_group *g, char *const *files,
-		       size_t n, struct ol_buf *explain, uint8_t out[32])
+		       size_t n, struct ol_buf *explain, uint8_t out[32], struct ol_key *keep)
 {
 	struct ol_key k;
+	bool ok;
 
-	key_init(l, &k, explain, "offlink device-link result 2");
+	key_init(l, &k, explain, "offlink device-link result 3");
 	ol_key_digest(&k, "group", g->cache_key);
 	for (size_t i = 0; i < n; i++)
 		ol_key_file(&k, "read", files[i]);
 	ol_key_final(&k, out);
-	return !k.uncacheable[0];
+	ok = !k.uncacheable[0];
+	if (keep)
+		*keep = k;
+	else
+		ol_key_free(&k);
+	return ok;
 }
 
 /* -v: what the cache did for g; the entry is named when there is one. */
@@ -453,7 +531,7 @@ static void lookup_group(struct ol_link *l, struct ol_group *g)
 		derive(g->cache_key, "manifest", mkey);
 		if (ol_store_get(&l->cache, OL_ENTRY_MANIFEST, mkey, NULL, &mbuf, &remote) &&
 		    ol_manifest_decode(mbuf.data, mbuf.len, &files) &&
-		    result_key(l, g, files.v, files.n, want_explain ? &explain : NULL, rkey))
+		    result_key(l, g, files.v, files.n, want_explain ? &explain : NULL, rkey, NULL))
 			found = ol_store_get(&l->cache, OL_ENTRY_IMAGE, rkey, g->image_path, NULL,
 					     &remote);
 		g->cache = found ? CACHE_HIT : CACHE_MISS;
@@ -491,73 +569,158 @@ enum ol_err ol_lookup_device_cache(struct ol_link *l)
 		if (g->nsteps && g->image_path)
 			lookup_group(l, g);
 	}
+	l->cache_nkeyed = l->cache.files.n;
 	return OL_OK;
 }
 
 void ol_cache_link_started(struct ol_link *l, struct ol_group *g)
 {
-	struct timespec ts;
-
 	(void)l;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	g->cache_started = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	(void)g;
 }
 
-/* The files the group's linkers read, in their travelling form; false
- * when one changed after the link started (what it read is not known). */
-static bool read_files(struct ol_link *l, const struct ol_group *g, struct ol_strvec *files)
+/* What the group's linkers read on their own (their dependency files)
+ * and, GNU ld, where they looked without finding anything (its
+ * --verbose record), in their travelling form, into files; the paths
+ * that were not found also into absent.  Why not, in why, when what
+ * they read cannot be known: a record that does not read whole, or (lld,
+ * which keeps no such record) a linker script that makes it search. */
+static bool read_files(struct ol_link *l, const struct ol_group *g, struct ol_strvec *files,
+		       struct ol_strvec *absent, const char **why)
 {
 	struct ol_key k;
 	struct ol_buf form = { 0 };
+	char reason[160];
 	bool ok = true;
 
 	key_init(l, &k, NULL, "paths");
 	for (size_t i = 0; i < g->ndepfiles && ok; i++) {
-		struct ol_strvec deps = { 0 };
-		struct ol_map m = { 0 };
+		const struct ol_depfile *df = &g->depfiles[i];
+		struct ol_strvec deps = { 0 }, tried = { 0 }, found = { 0 }, places = { 0 };
+		struct ol_map m = { 0 }, t = { 0 };
 		struct ol_diag d;
 
 		ol_diag_clear(&d);
-		ok = ol_map_file(g->depfiles[i].path, &m, &d) == OL_OK &&
-		     ol_depfile_parse((const char *)m.data, m.len,
-				      (enum ol_ld_flavor)g->depfiles[i].flavor, &deps) == OL_OK;
+		ok = ol_map_file(df->path, &m, &d) == OL_OK &&
+		     ol_depfile_parse((const char *)m.data, m.len, (enum ol_ld_flavor)df->flavor,
+				      &deps) == OL_OK;
+		if (!ok)
+			*why = "its dependency file could not be read";
+		if (ok && df->trace) {
+			ok = ol_map_file(df->trace, &t, &d) == OL_OK &&
+			     ol_ldtrace_parse((const char *)t.data, t.len, &found, &tried) == OL_OK;
+			if (!ok)
+				*why = "GNU ld's record of where it looked (--verbose) could not be read";
+		}
 		for (size_t j = 0; ok && j < deps.n; j++) {
-			struct stat st;
+			struct ol_map sm = { 0 };
 
 			if (ol_key_is_tmp(&k, deps.v[j]))
 				continue; /* the images: keyed by their bytes */
-			if (stat(deps.v[j], &st) == 0 &&
-			    (double)st.st_ctim.tv_sec + (double)st.st_ctim.tv_nsec / 1e9 >=
-				    g->cache_started - 0.05)
-				ok = false; /* changed while the link read it */
-			else if (!ol_strvec_contains(files, ol_key_path_form(&k, deps.v[j], &form)))
+			if (df->flavor == OL_LD_LLD && ol_map_file(deps.v[j], &sm, &d) == OL_OK &&
+			    !ol_lld_script_places(deps.v[j], sm.data, sm.len, &df->dirs, df->sysroot,
+						  &places, reason, sizeof(reason))) {
+				*why = ol_arena_printf(&l->arena, "lld read the linker script %s and %s",
+						       ol_link_quote(l, deps.v[j]), reason);
+				ok = false;
+			}
+			ol_unmap(&sm);
+			if (ok && !ol_strvec_contains(files, ol_key_path_form(&k, deps.v[j], &form)))
 				ol_strvec_push(files, ol_key_path_form(&k, deps.v[j], &form));
 		}
+		/* lld: every place its scripts' searches may look, found or not */
+		for (size_t j = 0; ok && j < places.n; j++) {
+			if (ol_key_is_tmp(&k, places.v[j]))
+				continue;
+			ol_key_path_form(&k, places.v[j], &form);
+			if (!ol_strvec_contains(files, (const char *)form.data))
+				ol_strvec_push(files, (const char *)form.data);
+		}
+		/* GNU ld: where it looked and found nothing */
+		for (size_t j = 0; ok && j < tried.n; j++) {
+			if (ol_key_is_tmp(&k, tried.v[j]))
+				continue;
+			ol_key_path_form(&k, tried.v[j], &form);
+			if (!ol_strvec_contains(files, (const char *)form.data))
+				ol_strvec_push(files, (const char *)form.data);
+			if (!ol_strvec_contains(absent, (const char *)form.data))
+				ol_strvec_push(absent, (const char *)form.data);
+		}
 		ol_unmap(&m);
+		ol_unmap(&t);
 		ol_strvec_free(&deps);
+		ol_strvec_free(&tried);
+		ol_strvec_free(&found);
+		ol_strvec_free(&places);
 	}
 	ol_buf_free(&form);
-	return ok && !files->err;
+	ol_key_free(&k);
+	return ok && !files->err && !absent->err;
+}
+
+/* Whether everything the stored entry will depend on was the same from
+ * before its key was computed until after its link ended: the files of
+ * the group's key unchanged; each file the linkers read that was first
+ * looked at after the link, last changed before the keys were begun;
+ * each path they looked for and did not find, still absent. */
+static bool still_holds(struct ol_link *l, const struct ol_group *g, const struct ol_key *rk,
+			const struct ol_strvec *absent, const char **why)
+{
+	const struct ol_fdigest *f = &l->cache.files;
+	char q[256];
+
+	for (size_t i = 0; i < g->ncache_deps; i++)
+		if (!ol_fdigest_unchanged(f, g->cache_deps[i])) {
+			*why = ol_arena_printf(&l->arena, "%s changed during the link",
+					       ol_key_quote(ol_fdigest_path(f, g->cache_deps[i]), q, sizeof(q)));
+			return false;
+		}
+	for (size_t i = 0; i < rk->ndeps; i++) {
+		size_t r = rk->deps[i];
+		const char *path = ol_fdigest_path(f, r);
+
+		if ((r >= l->cache_nkeyed && ol_fdigest_changed_since(f, r, l->cache_key_time)) ||
+		    !ol_fdigest_unchanged(f, r)) {
+			*why = ol_arena_printf(&l->arena, "%s changed during the link",
+					       ol_key_quote(path, q, sizeof(q)));
+			return false;
+		}
+	}
+	for (size_t i = 0; i < absent->n; i++) {
+		struct ol_fstate now;
+
+		ol_fstate_of(absent->v[i], &now);
+		if (now.exists) {
+			*why = ol_arena_printf(&l->arena, "%s, which the linker looked for and did not find, "
+							  "appeared during the link",
+					       ol_key_quote(absent->v[i], q, sizeof(q)));
+			return false;
+		}
+	}
+	return true;
 }
 
 void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 {
-	struct ol_strvec files = { 0 };
+	struct ol_strvec files = { 0 }, absent = { 0 };
 	struct ol_buf manifest = { 0 };
 	struct ol_map image = { 0 };
+	struct ol_key rk = { 0 };
 	struct ol_diag d;
 	uint8_t mkey[32], rkey[32];
+	const char *why = "out of memory";
 	size_t remotes;
 
 	if (g->cache != CACHE_MISS)
 		return;
 	ol_diag_clear(&d);
-	if (!read_files(l, g, &files)) {
-		say(l, g, "not stored: an input changed during the link, or its dependency "
-			  "file could not be read", NULL);
+	if (!read_files(l, g, &files, &absent, &why) ||
+	    !result_key(l, g, files.v, files.n, NULL, rkey, &rk) ||
+	    !still_holds(l, g, &rk, &absent, &why)) {
+		say(l, g, ol_arena_printf(&l->arena, "not stored: %s", why), NULL);
 		goto out;
 	}
-	if (!ol_manifest_encode(files.v, files.n, &manifest) || !result_key(l, g, files.v, files.n, NULL, rkey) ||
+	if (!ol_manifest_encode(files.v, files.n, &manifest) ||
 	    ol_map_file(g->image_path, &image, &d) || !image.len)
 		goto out;
 	say(l, g, "stored", rkey);
@@ -569,9 +732,11 @@ void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 	for (size_t i = 0; i < remotes; i++)
 		ol_store_count(&l->cache, rkey, OL_STAT_REMOTE_STORE);
 out:
+	ol_key_free(&rk);
 	ol_unmap(&image);
 	ol_buf_free(&manifest);
 	ol_strvec_free(&files);
+	ol_strvec_free(&absent);
 }
 
 /* ---- offlink --cache-stats, --cache-clear ---- */

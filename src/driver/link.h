@@ -133,9 +133,18 @@ struct ol_group {
 	struct ol_depfile {          /* dependency files its linkers write */
 		char *path;
 		int flavor;          /* enum ol_ld_flavor */
+		char *trace;         /* GNU ld: its --verbose output (where it
+				      * looked), or NULL */
+		struct ol_strvec dirs; /* lld: its search directories, and */
+		char *sysroot;       /* its --sysroot: where its scripts'
+				      * searches look */
 	} *depfiles;
 	size_t ndepfiles;
-	double cache_started;        /* when its first step started (wall clock, s) */
+	size_t *cache_deps;          /* the files its key was computed from
+				      * (records of l->cache.files) */
+	size_t ncache_deps;
+	struct ol_strvec cache_relative; /* absolute paths its key holds
+					  * relative (the base directory) */
 };
 
 /* The LLVM release the link follows (llvm_release.c). */
@@ -217,6 +226,11 @@ struct ol_link {
 	bool cache_on;               /* some store is in use */
 	char *cache_base_dir;        /* the cache's base directory, or NULL */
 	char *cwd;                   /* the working directory, for the cache */
+	double cache_key_time;       /* when the first key was begun (wall
+				      * clock, s): a file changed after it may
+				      * not be what a key says */
+	size_t cache_nkeyed;         /* file records made while keying: later
+				      * ones were first read after a link */
 	char *tmpdir;                /* private temp directory, or <output>.offlink-temps */
 	int watchdog_fd;             /* tells the watchdog the link is done, or -1 */
 	struct ol_input *inputs;

@@ -313,9 +313,15 @@ static void link_free(struct ol_link *l)
 	for (size_t i = 0; i < l->ngroups; i++) {
 		free_cmds(l->groups[i].steps, l->groups[i].nsteps);
 		free(l->groups[i].image_path);
-		for (size_t k = 0; k < l->groups[i].ndepfiles; k++)
+		for (size_t k = 0; k < l->groups[i].ndepfiles; k++) {
 			free(l->groups[i].depfiles[k].path);
+			free(l->groups[i].depfiles[k].trace);
+			free(l->groups[i].depfiles[k].sysroot);
+			ol_strvec_free(&l->groups[i].depfiles[k].dirs);
+		}
 		free(l->groups[i].depfiles);
+		free(l->groups[i].cache_deps);
+		ol_strvec_free(&l->groups[i].cache_relative);
 	}
 	for (size_t i = 0; i < l->nwrappers; i++) {
 		free_cmds(l->wrappers[i].steps, l->wrappers[i].nsteps);

@@ -20,7 +20,25 @@ void ol_cmd_free(struct ol_cmd *c)
 	free(c->step);
 	free(c->stdout_path);
 	ol_strvec_free(&c->argv);
+	ol_strvec_free(&c->env);
 	c->step = c->stdout_path = NULL;
+}
+
+/* offlink's environment with c->env set over it; NULL when out of
+ * memory.  The vector owns the strings. */
+static char **child_env(const struct ol_cmd *c, struct ol_strvec *store)
+{
+	for (char *const *e = environ; e && *e; e++) {
+		size_t n = strcspn(*e, "=");
+		bool over = false;
+
+		for (size_t i = 0; i < c->env.n && !over; i++)
+			over = strncmp(c->env.v[i], *e, n) == 0 && c->env.v[i][n] == '=';
+		if (!over)
+			ol_strvec_push(store, *e);
+	}
+	ol_strvec_extend(store, &c->env);
+	return store->err ? NULL : store->v;
 }
 
 static bool needs_quotes(const char *s)
@@ -98,6 +116,8 @@ static void print_cmd(const struct ol_cmd *c, const struct ol_run_opts *o)
 	FILE *f = o && o->log ? o->log : stderr;
 
 	ol_print_argv(f, c->argv.v);
+	for (size_t i = 0; i < c->env.n; i++)
+		fprintf(f, "  (environment: %s)\n", c->env.v[i]);
 	if (c->stdout_path)
 		fprintf(f, "  (standard output to %s)\n", c->stdout_path);
 	fflush(f);
@@ -180,7 +200,7 @@ void ol_spawn_watchdog_done(int fd)
  * offlink-guard <offlink's pid> <error pipe fd> <argv...>, or
  * <offlink> GUARD_FLAG <pid> <fd> <argv...>.
  * Returns posix_spawn's error, or the exec's errno read from the pipe. */
-static int spawn_guarded(pid_t *pid, char *const *argv,
+static int spawn_guarded(pid_t *pid, char *const *argv, char *const *envp,
 			 posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr)
 {
 	struct ol_strvec gv = { 0 };
@@ -198,7 +218,7 @@ static int spawn_guarded(pid_t *pid, char *const *argv,
 	ol_strvec_pushf(&gv, "%d", fds[1]);
 	for (size_t i = 0; argv[i]; i++)
 		ol_strvec_push(&gv, argv[i]);
-	rc = gv.err ? ENOMEM : posix_spawn(pid, guard_exe, fa, attr, gv.v, environ);
+	rc = gv.err ? ENOMEM : posix_spawn(pid, guard_exe, fa, attr, gv.v, envp);
 	close(fds[1]);
 	while (rc == 0 && (n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
 		;
@@ -285,21 +305,27 @@ static enum ol_err spawn_argv(const struct ol_cmd *c, char *const *argv,
 			      struct ol_diag *d)
 {
 	posix_spawnattr_t attr;
+	struct ol_strvec env = { 0 };
+	char **envp = c->env.n ? child_env(c, &env) : environ;
 	sigset_t old;
 	int rc;
 
+	if (!envp)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	/* The child starts with the default action for the signals offlink
 	 * catches, and no signal arrives between its start and its entry in
 	 * the cleanup registry (which forwards signals to it). */
-	if (posix_spawnattr_init(&attr) != 0)
+	if (posix_spawnattr_init(&attr) != 0) {
+		ol_strvec_free(&env);
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
 	ol_cleanup_block_signals(&old);
 	posix_spawnattr_setsigmask(&attr, &old);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
 	if (guard_exe)
-		rc = spawn_guarded(pid, argv, fa, &attr);
+		rc = spawn_guarded(pid, argv, envp, fa, &attr);
 	else
-		rc = posix_spawnp(pid, argv[0], fa, &attr, argv, environ);
+		rc = posix_spawnp(pid, argv[0], fa, &attr, argv, envp);
 	if (rc == 0 && ol_cleanup_add_child(*pid)) {
 		/* Untracked, it could outlive a stopped offlink: stop it. */
 		kill(*pid, SIGKILL);
@@ -309,6 +335,7 @@ static enum ol_err spawn_argv(const struct ol_cmd *c, char *const *argv,
 	}
 	ol_cleanup_restore_signals(&old);
 	posix_spawnattr_destroy(&attr);
+	ol_strvec_free(&env);
 
 	/* posix_spawn reports its failure in the return value, not errno. */
 	if (rc != 0)

@@ -29,6 +29,9 @@ struct ol_cmd {
 	char *step;            /* what this command does, for messages */
 	struct ol_strvec argv; /* argv[0] is the program (a path) */
 	char *stdout_path;     /* redirect stdout to this file, or NULL */
+	struct ol_strvec env;  /* "NAME=value" set in the child's environment
+				* over offlink's (LC_ALL=C where a tool's
+				* messages are read), or empty */
 	enum ol_tool tool;     /* what argv[0] is (the cache reads argv by it) */
 	bool capture_stderr;   /* ol_run_capture: standard error too */
 	bool response_file;    /* the program reads GNU "@file" arguments
