@@ -27,15 +27,45 @@ struct ol_fdigest_seen {
 
 static const char memo_magic[8] = "OLFDGST1";
 
+/* Owned by this user (or root) and writable by nobody else: a
+ * directory in which only this user can make or replace a file. */
+static bool private_to_user(const struct stat *st)
+{
+	return (st->st_uid == geteuid() || st->st_uid == 0) && !(st->st_mode & 022);
+}
+
 void ol_fdigest_init(struct ol_fdigest *m, const char *memo_dir)
 {
+	char *parent;
+	struct stat st;
+	int fd;
+
 	memset(m, 0, sizeof(*m));
 	m->memo_fd = -1;
 	if (!memo_dir)
 		return;
+	/* The directory holding it must be the user's too, or someone could
+	 * put another directory in its place. */
+	if (!(parent = strdup(memo_dir)))
+		return;
+	if (strrchr(parent, '/') && strrchr(parent, '/') != parent)
+		*strrchr(parent, '/') = '\0';
+	if (lstat(parent, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    (!private_to_user(&st) && !(st.st_uid == 0 && (st.st_mode & S_ISVTX)))) {
+		free(parent);
+		return;
+	}
+	free(parent);
 	if (mkdir(memo_dir, 0700) != 0 && errno != EEXIST)
 		return;
-	m->memo_fd = open(memo_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(memo_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
+		return;
+	}
+	m->memo_fd = fd;
 }
 
 void ol_fdigest_free(struct ol_fdigest *m)
@@ -52,7 +82,8 @@ void ol_fdigest_free(struct ol_fdigest *m)
 
 /* The memo record's name: a digest of the path and everything stat says
  * that a change of content changes. */
-static void memo_name(const char *path, const struct stat *st, char out[2 * OL_DIGEST_SIZE + 1])
+void ol_fdigest_memo_name(const char *path, const struct stat *st,
+			  char out[2 * OL_DIGEST_SIZE + 1])
 {
 	struct ol_digest h;
 	uint8_t d[OL_DIGEST_SIZE];
@@ -83,7 +114,8 @@ static bool memo_get(struct ol_fdigest *m, const char *name, uint8_t out[OL_DIGE
 	fd = openat(m->memo_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return false;
-	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == (off_t)sizeof(rec) &&
+	ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	     st.st_size == (off_t)sizeof(rec) &&
 	     pread(fd, rec, sizeof(rec), 0) == (ssize_t)sizeof(rec) &&
 	     memcmp(rec, memo_magic, sizeof(memo_magic)) == 0;
 	if (ok) {
@@ -205,7 +237,7 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[O
 		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s: not a regular file", path);
 	}
 	state_from(&st, state);
-	memo_name(path, &st, name);
+	ol_fdigest_memo_name(path, &st, name);
 	if (memo_get(m, name, out)) {
 		close(fd);
 		return OL_OK;

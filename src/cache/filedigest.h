@@ -45,8 +45,11 @@ struct ol_fdigest {
 };
 
 /* Start with memo_dir (created, mode 0700, when missing) or NULL: this
- * run's memory only.  The caller has checked that memo_dir is private:
- * a digest remembered there is believed. */
+ * run's memory only.  A digest remembered there is believed, so it is
+ * used only when it is the user's alone: owned by the user, open to
+ * nobody else, reached without following a link, inside a directory
+ * only the user (or root, sticky) can change; each record the user's
+ * own. */
 void ol_fdigest_init(struct ol_fdigest *m, const char *memo_dir);
 void ol_fdigest_free(struct ol_fdigest *m);
 
@@ -89,6 +92,12 @@ bool ol_fdigest_changed_since(const struct ol_fdigest *m, size_t index, double t
 
 /* The state of path now (stat, following links as the tools do). */
 void ol_fstate_of(const char *path, struct ol_fstate *out);
+
+/* The name of the record remembering path's digest in the state st (a
+ * digest of both): what tests/lib/memo_forge writes to show that no
+ * record planted by someone else is believed. */
+void ol_fdigest_memo_name(const char *path, const struct stat *st,
+			  char out[2 * OL_DIGEST_SIZE + 1]);
 
 /* Remove remembered digests not used for max_age_s seconds (each use
  * refreshes a record's time): they are cheap to compute again. */

@@ -169,6 +169,13 @@ void ol_key_path(struct ol_key *k, const char *label, const char *path)
 	ol_buf_free(&b);
 }
 
+void ol_key_verbatim(struct ol_key *k, const char *label, const char *path)
+{
+	ol_key_text(k, label, path);
+	if (k->verbatim && !ol_strvec_contains(k->verbatim, path))
+		ol_strvec_push(k->verbatim, path);
+}
+
 void ol_key_refuse(struct ol_key *k, const char *fmt, ...)
 {
 	char why[sizeof(k->uncacheable)];

@@ -43,6 +43,8 @@ struct ol_key {
 	 * them reaches the linked image, the image is not the same for
 	 * every checkout that shares the key. */
 	struct ol_strvec *relative;
+	/* Paths the key also holds as they are (they reach the image). */
+	struct ol_strvec *verbatim;
 	char uncacheable[320];    /* why not, set by the first ingredient that
 				   * cannot be named: no caching; "" */
 };
@@ -71,6 +73,10 @@ void ol_key_digest(struct ol_key *k, const char *label, const uint8_t d[OL_DIGES
 const char *ol_key_path_form(const struct ol_key *k, const char *path, struct ol_buf *buf);
 /* label + path's travelling form. */
 void ol_key_path(struct ol_key *k, const char *label, const char *path);
+/* label + path exactly as it is written (a path a linker copies into
+ * the image: a shared object without an SONAME, given by path, becomes
+ * its DT_NEEDED). */
+void ol_key_verbatim(struct ol_key *k, const char *label, const char *path);
 /* label + path's travelling form + its content's digest; a missing file
  * enters as missing.  False (and k->uncacheable set) for what cannot be a
  * link input: a FIFO, a device, a file that cannot be read. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cache/dynamic_names.h"
 #include "common/response_file.h"
 #include "common/strvec.h"
 #include "os/mapfile.h"
@@ -435,8 +436,8 @@ static void add_one(struct line *ln, const struct parsed *p, bool *is_static, un
 			ol_key_refuse(k, "the device linker reads its standard input");
 		else if (ol_key_is_tmp(k, p->value))
 			ol_key_path(k, p->spelling, p->value); /* an image: keyed by its bytes */
-		else
-			ol_key_file(k, p->spelling, p->value);
+		else if (ol_key_file(k, p->spelling, p->value) && ol_shared_without_soname(p->value))
+			ol_key_verbatim(k, "written into the image as", p->value);
 		break;
 	case SCRIPT_IN:
 		script(ln, p->value);

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,23 @@
 #define STALE_TEMP_S 3600
 static const char hex[] = "0123456789abcdef";
 static const char stats_magic[8] = "OLSTATS1";
+
+static void say_once(struct ol_local *s, bool *said, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say_once(struct ol_local *s, bool *said, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+
+	if (*said || !s->warn)
+		return;
+	*said = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->warn(s->warn_ctx, msg);
+}
 
 const char *ol_stat_name(enum ol_stat s)
 {
@@ -260,14 +278,27 @@ enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint
 	if (s->fd < 0)
 		return OL_OK;
 	key_name(key, name);
-	if ((sub = shard(s, name[0], true)) < 0)
+	if ((sub = shard(s, name[0], true)) < 0) {
+		say_once(s, &s->said_shard, "device-link cache %s/%c: cannot be created or used; "
+					    "entries for its keys are not stored", s->dir, name[0]);
 		return ol_diag_set(d, OL_E_IO, NULL, "%s/%c: cannot create or use it", s->dir, name[0]);
+	}
 	temp_name(tmp);
 	fd = openat(sub, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    s->shared ? 0644 : 0600);
 	if (fd < 0) {
+		int err = errno;
+		struct stat st;
+
+		if (fstat(sub, &st) == 0)
+			say_once(s, &s->said_shard,
+				 "device-link cache %s/%c: you cannot write it (owned by uid %lu, mode "
+				 "%04o): entries for its keys are not stored; its owner can make it "
+				 "writable (chmod %04o %s/%c) or remove it",
+				 s->dir, name[0], (unsigned long)st.st_uid, (unsigned)(st.st_mode & 07777),
+				 s->mode & 07777, s->dir, name[0]);
 		close(sub);
-		return ol_diag_errno(d, errno, "cannot write in the cache directory", s->dir);
+		return ol_diag_errno(d, err, "cannot write in the cache directory", s->dir);
 	}
 	/* A killed link leaves no temporary in the store. */
 	if (asprintf(&path, "%s/%c/%s", s->dir, name[0], tmp) < 0)
@@ -317,18 +348,43 @@ static int older(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Whether this user can remove st, an entry of the shard sub: the
+ * shard writable, and, when it is sticky, the entry or the shard its own. */
+static bool removable(int sub, const struct stat *dir, const struct stat *st)
+{
+	uid_t me = geteuid();
+
+	if (me == 0)
+		return true;
+	if (faccessat(sub, ".", W_OK | X_OK, AT_EACCESS) != 0)
+		return false;
+	return !(dir->st_mode & S_ISVTX) || st->st_uid == me || dir->st_uid == me;
+}
+
+struct tally {
+	uint64_t total;       /* what this user's eviction can act on: bytes
+			       * on disk (allocated blocks, not apparent size) */
+	size_t kept;          /* entries that cannot be removed here */
+	uint64_t kept_bytes;
+};
+
 /* Each regular file of the shard with an entry's name, and stale
- * temporaries removed; nothing else is looked at. */
+ * temporaries removed; nothing else is looked at.  An entry this user
+ * cannot remove is not counted (one another user planted would
+ * otherwise make every store evict everything). */
 static void list_shard(int sub, int index, struct aged **v, size_t *n, size_t *cap,
-		       uint64_t *total, bool remove_all)
+		       struct tally *t, bool remove_all)
 {
 	time_t now = time(NULL);
 	int fd = dup(sub);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
+	struct stat dst;
 
-	if (!dir) {
-		if (fd >= 0)
+	if (!dir || fstat(sub, &dst) != 0) {
+		if (dir)
+			closedir(dir);
+		else if (fd >= 0)
 			close(fd);
 		return;
 	}
@@ -350,6 +406,11 @@ static void list_shard(int sub, int index, struct aged **v, size_t *n, size_t *c
 			unlinkat(sub, e->d_name, 0);
 			continue;
 		}
+		if (!removable(sub, &dst, &st)) {
+			t->kept++;
+			t->kept_bytes += (uint64_t)st.st_blocks * 512;
+			continue;
+		}
 		if (*n == *cap) {
 			struct aged *nv = realloc(*v, (*cap = *cap ? 2 * *cap : 64) * sizeof(**v));
 
@@ -360,8 +421,8 @@ static void list_shard(int sub, int index, struct aged **v, size_t *n, size_t *c
 		(*v)[*n].shard = index;
 		memcpy((*v)[*n].name, e->d_name, 65);
 		(*v)[*n].used = st.st_mtim;
-		(*v)[*n].size = (uint64_t)st.st_size;
-		*total += (*v)[(*n)++].size;
+		(*v)[*n].size = (uint64_t)st.st_blocks * 512;
+		t->total += (*v)[(*n)++].size;
 	}
 	closedir(dir);
 }
@@ -373,25 +434,31 @@ static void walk(struct ol_local *s, uint64_t *entries, uint64_t *bytes, bool ev
 	int subs[SHARDS];
 	struct aged *v = NULL;
 	size_t n = 0, cap = 0;
-	uint64_t total = 0, evicted = 0;
+	struct tally t = { 0 };
+	uint64_t evicted = 0;
 
 	for (int i = 0; i < SHARDS; i++) {
 		subs[i] = shard(s, hex[i], false);
 		if (subs[i] >= 0)
-			list_shard(subs[i], i, &v, &n, &cap, &total, remove_all);
+			list_shard(subs[i], i, &v, &n, &cap, &t, remove_all);
 	}
-	if (evicting && total > s->cap) {
+	if (t.kept)
+		say_once(s, &s->said_unremovable,
+			 "device-link cache %s: %zu entries (%llu KiB on disk) are another user's and "
+			 "cannot be removed by you; they are not counted against the cache's size",
+			 s->dir, t.kept, (unsigned long long)(t.kept_bytes / 1024));
+	if (evicting && t.total > s->cap) {
 		qsort(v, n, sizeof(*v), older);
-		for (size_t i = 0; i < n && total > s->cap / 10 * 9; i++)
+		for (size_t i = 0; i < n && t.total > s->cap / 10 * 9; i++)
 			if (unlinkat(subs[v[i].shard], v[i].name, 0) == 0 || errno == ENOENT) {
-				total -= v[i].size;
+				t.total -= v[i].size;
 				evicted++;
 			}
 	}
 	if (entries)
 		*entries = n - evicted;
 	if (bytes)
-		*bytes = total;
+		*bytes = t.total;
 	for (int i = 0; i < SHARDS; i++)
 		if (subs[i] >= 0)
 			close(subs[i]);
@@ -405,7 +472,10 @@ static void evict(struct ol_local *s)
 	walk(s, NULL, NULL, true, false);
 }
 
-/* The shard's counters file, locked. */
+/* The shard's counters file, locked for an update (create), or as it is
+ * for reading.  The lock is never waited for long: another process,
+ * another user's even, may hold it, and statistics never hold up a link
+ * (a few tries over about 20 ms, then the update is skipped, said once). */
 static int open_stats(struct ol_local *s, char digit, bool create)
 {
 	int sub = shard(s, digit, create), fd;
@@ -413,14 +483,27 @@ static int open_stats(struct ol_local *s, char digit, bool create)
 
 	if (sub < 0)
 		return -1;
-	fd = openat(sub, "stats", O_RDWR | (create ? O_CREAT : 0) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+	fd = openat(sub, "stats", (create ? O_RDWR | O_CREAT : O_RDONLY) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 		    s->shared ? 0666 : 0600);
 	close(sub);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || flock(fd, LOCK_EX) != 0) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -1;
+	}
+	if (!create)
+		return fd;
+	for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) != 0; tries++) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) || tries == 10) {
+			say_once(s, &s->said_stats,
+				 "device-link cache %s/%c/stats: locked by another process; the "
+				 "statistics of this link are not counted",
+				 s->dir, digit);
+			close(fd);
+			return -1;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 2000000 }, NULL);
 	}
 	return fd;
 }

@@ -37,6 +37,12 @@ struct ol_local {
 	const struct ol_secret *secret; /* NULL or none: private */
 	unsigned mode;                 /* a shared store's subdirectories get the
 					* top directory's permission bits */
+	/* Said once per link each: statistics skipped (another process
+	 * holds a shard's lock), entries nobody here can remove, a shard
+	 * this user cannot write. */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
+	bool said_stats, said_unremovable, said_shard;
 };
 
 enum ol_local_result { OL_LOCAL_MISS, OL_LOCAL_HIT, OL_LOCAL_REJECTED };

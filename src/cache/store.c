@@ -9,10 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/secret.h"
 #include "os/scratch.h"
 
-#define SECRET_MIN 16
-#define SECRET_MAX 4096
 
 enum ol_err ol_cache_parse_size(const char *s, uint64_t *out)
 {
@@ -52,45 +51,6 @@ static void warnf(struct ol_store *s, const char *fmt, ...)
 	s->warn(s->warn_ctx, msg);
 }
 
-/* The shared secret: a regular file nobody outside its owner and group
- * can read, of 16 bytes to 4 KiB, taken as it is. */
-static enum ol_err read_secret(struct ol_store *s, const char *path, struct ol_diag *d)
-{
-	struct stat st;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return ol_diag_errno(d, errno, "cannot open the cache secret (OFFLINK_CACHE_SECRET_FILE)",
-				     path);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return ol_diag_set(d, OL_E_IO, NULL, "cache secret %s: not a regular file", path);
-	}
-	if (st.st_mode & 0004) {
-		close(fd);
-		return ol_diag_set(d, OL_E_IO, NULL,
-				   "cache secret %s: readable by everyone (mode %04o); it must be "
-				   "readable only by the users who share the cache (chmod o-r)",
-				   path, (unsigned)(st.st_mode & 07777));
-	}
-	if (st.st_size < SECRET_MIN || st.st_size > SECRET_MAX) {
-		close(fd);
-		return ol_diag_set(d, OL_E_IO, NULL, "cache secret %s: %lld bytes; expected %d to %d",
-				   path, (long long)st.st_size, SECRET_MIN, SECRET_MAX);
-	}
-	s->secret.bytes = malloc((size_t)st.st_size);
-	n = s->secret.bytes ? pread(fd, s->secret.bytes, (size_t)st.st_size, 0) : -1;
-	close(fd);
-	if (n != st.st_size) {
-		free(s->secret.bytes);
-		s->secret.bytes = NULL;
-		return ol_diag_errno(d, errno, "cannot read the cache secret", path);
-	}
-	s->secret.len = (size_t)n;
-	return OL_OK;
-}
-
 static void open_local(struct ol_store *s, const struct ol_cache_config *c)
 {
 	struct ol_diag d;
@@ -113,7 +73,41 @@ static void open_local(struct ol_store *s, const struct ol_cache_config *c)
 		ol_local_close(&s->local);
 		return;
 	}
+	s->local.warn = s->warn;
+	s->local.warn_ctx = s->warn_ctx;
 	s->have_local = true;
+}
+
+/* Whether the directory a and the one b names are one. */
+static bool same_dir(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* The remembered digests belong to the user alone: beside a private
+ * store that was accepted, else in c->memo_dir, never inside a store
+ * that was refused or is shared (anyone who can write a record there
+ * decides what a file's digest is). */
+static void open_memo(struct ol_store *s, const struct ol_cache_config *c)
+{
+	char *own = NULL, *parent;
+	const char *dir = NULL;
+
+	if (s->have_local && !c->shared && asprintf(&own, "%s/digests", c->dir) >= 0)
+		dir = own;
+	else if (c->memo_dir && (parent = strdup(c->memo_dir))) {
+		char *slash = strrchr(parent, '/');
+
+		if (slash && slash != parent)
+			*slash = '\0';
+		if (!c->dir || !same_dir(parent, c->dir))
+			dir = c->memo_dir;
+		free(parent);
+	}
+	ol_fdigest_init(&s->files, dir);
+	free(own);
 }
 
 enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
@@ -124,11 +118,21 @@ enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 
 	memset(s, 0, sizeof(*s));
 	s->local.fd = -1;
+	s->files.memo_fd = -1;
 	s->warn = warn;
 	s->warn_ctx = warn_ctx;
-	ol_fdigest_init(&s->files, c->memo_dir);
-	if (c->secret_file && *c->secret_file && (rc = read_secret(s, c->secret_file, d)))
-		return rc;
+	/* A secret that cannot be used is said, and the link goes on without
+	 * the stores that need it. */
+	if (c->secret_file && *c->secret_file) {
+		struct ol_diag sd;
+		char msg[1024];
+
+		ol_diag_clear(&sd);
+		if (ol_secret_read(&s->secret, c->secret_file, &sd)) {
+			ol_diag_format(&sd, msg, sizeof(msg));
+			warnf(s, "%s; the secret is not used", msg);
+		}
+	}
 	if (c->nremotes && !(s->remotes = calloc(c->nremotes, sizeof(*s->remotes))))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	for (size_t i = 0; i < c->nremotes; i++) {
@@ -149,6 +153,7 @@ enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 	}
 	if (c->dir)
 		open_local(s, c);
+	open_memo(s, c);
 	return OL_OK;
 }
 
@@ -159,10 +164,7 @@ void ol_store_close(struct ol_store *s)
 	free(s->remotes);
 	if (s->have_local)
 		ol_local_close(&s->local);
-	if (s->secret.bytes) {
-		memset(s->secret.bytes, 0, s->secret.len);
-		free(s->secret.bytes);
-	}
+	ol_secret_free(&s->secret);
 	ol_fdigest_free(&s->files);
 	memset(s, 0, sizeof(*s));
 }

@@ -28,7 +28,10 @@ struct ol_cache_config {
 	const char *secret_file;   /* OFFLINK_CACHE_SECRET_FILE, or NULL */
 	const char *const *remotes;/* --cache-remote / OFFLINK_CACHE_REMOTE */
 	size_t nremotes;
-	const char *memo_dir;      /* remembered file digests, or NULL */
+	const char *memo_dir;      /* remembered file digests when the local
+				    * store cannot hold them (not used, or
+				    * shared): a directory of the user's own,
+				    * or NULL */
 };
 
 struct ol_store {

@@ -39,6 +39,7 @@
 
 #include "cache/clang_jobs.h"
 #include "cache/depfile.h"
+#include "cache/dynamic_names.h"
 #include "cache/key.h"
 #include "cache/ldtrace.h"
 #include "cache/linkline.h"
@@ -78,24 +79,17 @@ static void warn_cache(void *ctx, const char *msg)
 	ol_link_warnf(ctx, "%s", msg);
 }
 
-/* A directory the user alone can write, for remembered digests. */
-static const char *memo_dir(struct ol_link *l, const char *dir)
+/* Where remembered digests go when the local store cannot hold them:
+ * the user's own cache directory (cache/store.c checks that it is). */
+static const char *memo_dir(struct ol_link *l)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *top = NULL;
-	struct stat st;
 
-	if (dir && !l->opt.cache_shared && !(getenv("OFFLINK_CACHE_SHARED") &&
-					     strcmp(getenv("OFFLINK_CACHE_SHARED"), "1") == 0))
-		return ol_arena_printf(&l->arena, "%s/digests", dir);
 	if (xdg && *xdg == '/')
-		top = ol_arena_printf(&l->arena, "%s/offlink", xdg);
-	else if (home && *home == '/')
-		top = ol_arena_printf(&l->arena, "%s/.cache/offlink", home);
-	if (!top || stat(top, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022))
-		return NULL;
-	return ol_arena_printf(&l->arena, "%s/digests", top);
+		return ol_arena_printf(&l->arena, "%s/offlink-digests", xdg);
+	if (home && *home == '/')
+		return ol_arena_printf(&l->arena, "%s/.cache/offlink-digests", home);
+	return NULL;
 }
 
 /* Where the stores are: options first, then the environment. */
@@ -135,7 +129,7 @@ static enum ol_err configure(struct ol_link *l, struct ol_cache_config *c, struc
 		ol_tokenize_gnu(remote, strlen(remote), remotes);
 	c->remotes = (const char *const *)remotes->v;
 	c->nremotes = remotes->n;
-	c->memo_dir = memo_dir(l, c->dir);
+	c->memo_dir = memo_dir(l);
 	if (l->opt.cache_base_dir)
 		l->cache_base_dir = strdup(l->opt.cache_base_dir);
 	else if (base && *base == '/')
@@ -432,6 +426,7 @@ static bool group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *expl
 		return false;
 	key_init(l, &k, explain, KEY_DOMAIN);
 	k.relative = &g->cache_relative;
+	k.verbatim = &g->cache_verbatim;
 	ol_key_text(&k, "offlink", OFFLINK_VERSION);
 	ol_key_text(&k, "kind", ol_kind_name(g->kind));
 	ol_key_text(&k, "triple", g->triple);
@@ -700,6 +695,39 @@ static bool still_holds(struct ol_link *l, const struct ol_group *g, const struc
 	return true;
 }
 
+/* Whether s names a path the group's key held in its travelling form
+ * (relative to the working directory, under the base directory) and not
+ * as it is: an image naming it is the checkout's own, not every sharer's. */
+static bool held_relative(const struct ol_group *g, const char *s)
+{
+	return ol_strvec_contains(&g->cache_relative, s) && !ol_strvec_contains(&g->cache_verbatim, s);
+}
+
+/* The image's DT_NEEDED, DT_RPATH and DT_RUNPATH against the paths the
+ * key held relative (--cache-base-dir). */
+static bool image_travels(struct ol_link *l, const struct ol_group *g, const struct ol_map *image,
+			  const char **why)
+{
+	struct ol_dynamic_names dn;
+	const char *bad = NULL;
+	char q[256];
+
+	if (!g->cache_relative.n || !ol_dynamic_names(image->data, image->len, &dn))
+		return true;
+	for (size_t i = 0; i < dn.needed.n && !bad; i++)
+		if (held_relative(g, dn.needed.v[i]))
+			bad = dn.needed.v[i];
+	for (size_t i = 0; i < dn.paths.n && !bad; i++)
+		if (held_relative(g, dn.paths.v[i]))
+			bad = dn.paths.v[i];
+	if (bad)
+		*why = ol_arena_printf(&l->arena, "the image names %s, which its key holds relative to "
+						  "the working directory (--cache-base-dir)",
+				       ol_key_quote(bad, q, sizeof(q)));
+	ol_dynamic_names_free(&dn);
+	return !bad;
+}
+
 void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 {
 	struct ol_strvec files = { 0 }, absent = { 0 };
@@ -723,6 +751,10 @@ void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 	if (!ol_manifest_encode(files.v, files.n, &manifest) ||
 	    ol_map_file(g->image_path, &image, &d) || !image.len)
 		goto out;
+	if (!image_travels(l, g, &image, &why)) {
+		say(l, g, ol_arena_printf(&l->arena, "not stored: %s", why), NULL);
+		goto out;
+	}
 	say(l, g, "stored", rkey);
 	derive(g->cache_key, "manifest", mkey);
 	remotes = ol_store_put(&l->cache, OL_ENTRY_IMAGE, rkey, image.data, image.len);

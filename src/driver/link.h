@@ -145,6 +145,7 @@ struct ol_group {
 	size_t ncache_deps;
 	struct ol_strvec cache_relative; /* absolute paths its key holds
 					  * relative (the base directory) */
+	struct ol_strvec cache_verbatim; /* paths its key holds as they are */
 };
 
 /* The LLVM release the link follows (llvm_release.c). */

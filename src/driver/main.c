@@ -322,6 +322,7 @@ static void link_free(struct ol_link *l)
 		free(l->groups[i].depfiles);
 		free(l->groups[i].cache_deps);
 		ol_strvec_free(&l->groups[i].cache_relative);
+		ol_strvec_free(&l->groups[i].cache_verbatim);
 	}
 	for (size_t i = 0; i < l->nwrappers; i++) {
 		free_cmds(l->wrappers[i].steps, l->wrappers[i].nsteps);
