@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -101,33 +102,68 @@ static void key_input(struct ol_key *k, const char *path)
 		ol_key_file(k, "input", path);
 }
 
-/* nvlink -l<name>: lib<name>.a in the -L directories, in order. */
+/* nvlink -l<name>, searched as nvlink searches (strace shows it): its
+ * -L directories, then those of LIBRARY_PATH, for lib<name>.so in each,
+ * then for lib<name>.a in each; the first file there is the one.  The
+ * whole search is the key: a library appearing earlier in it, in a
+ * LIBRARY_PATH directory too, is a different key. */
 static void library(struct ol_key *k, const struct ol_strvec *dirs, const char *name)
 {
+	static const char *const ext[] = { ".so", ".a" };
 	char path[PATH_MAX];
 	struct stat st;
 
 	ol_key_text(k, "-l", name);
-	for (size_t i = 0; i < dirs->n; i++) {
-		snprintf(path, sizeof(path), "%s/lib%s.a", dirs->v[i], name);
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-			ol_key_file(k, "found", path);
-			return;
+	for (size_t f = 0; f < 2; f++) {
+		for (size_t i = 0; i < dirs->n; i++) {
+			int n = snprintf(path, sizeof(path), "%s/lib%s%s", dirs->v[i], name, ext[f]);
+
+			if (n < 0 || (size_t)n >= sizeof(path))
+				continue; /* (no such path can exist) */
+			if (stat(path, &st) == 0) {
+				ol_key_file(k, "found", path);
+				return;
+			}
+			ol_key_depend(k, path, NULL); /* absent: must stay so */
 		}
 	}
 	ol_key_text(k, "found", "nothing");
 }
 
-static void key_table(struct ol_key *k, const char *tool, const struct tool_opt *t, size_t n,
-		      char *const *argv, size_t argc)
+/* "a,b,c" (nvlink takes lists for -L and -l): each into out. */
+static void push_list(struct ol_strvec *out, const char *v)
 {
-	struct ol_strvec dirs = { 0 };
+	while (*v) {
+		size_t n = strcspn(v, ",");
+
+		if (n)
+			ol_strvec_pushn(out, v, n);
+		v += n;
+		if (*v == ',')
+			v++;
+	}
+}
+
+static void key_table(struct ol_key *k, const char *tool, const struct tool_opt *t, size_t n,
+		      char *const *argv, size_t argc, bool library_path)
+{
+	struct ol_strvec dirs = { 0 }, libs = { 0 };
 	struct parsed p;
 	char q[256];
+	const char *env = library_path ? getenv("LIBRARY_PATH") : NULL;
 
 	for (size_t i = 1; i < argc; i++)
 		if (argv[i][0] == '-' && parse(t, n, argv, argc, &i, &p) && p.o->role == SEARCH)
-			ol_strvec_push(&dirs, p.value);
+			push_list(&dirs, p.value);
+	for (const char *e = env; e && *e; ) {
+		size_t len = strcspn(e, ":");
+
+		if (len)
+			ol_strvec_pushn(&dirs, e, len);
+		e += len;
+		if (*e == ':')
+			e++;
+	}
 	for (size_t i = 1; i < argc && !k->uncacheable[0]; i++) {
 		const char *a = argv[i];
 
@@ -148,7 +184,10 @@ static void key_table(struct ol_key *k, const char *tool, const struct tool_opt 
 			ol_key_path(k, p.o->name, p.value);
 			break;
 		case LIBRARY:
-			library(k, &dirs, p.value);
+			ol_strvec_free(&libs);
+			push_list(&libs, p.value);
+			for (size_t j = 0; j < libs.n; j++)
+				library(k, &dirs, libs.v[j]);
 			break;
 		case OUTPUT:
 			if (ol_key_is_tmp(k, p.value))
@@ -163,23 +202,33 @@ static void key_table(struct ol_key *k, const char *tool, const struct tool_opt 
 		}
 	}
 	ol_strvec_free(&dirs);
+	ol_strvec_free(&libs);
 }
 
 void ol_key_nvlink_args(struct ol_key *k, char *const *argv, size_t argc)
 {
 	key_table(k, "nvlink", nvlink_opts, sizeof(nvlink_opts) / sizeof(nvlink_opts[0]), argv,
-		  argc);
+		  argc, true);
 }
 
+/* ptxas reads its input and nothing else (strace shows it), and of the
+ * environment TMPDIR (its scratch files), CAN_FINALIZE_DEBUG and
+ * DUMP_KNOBS_TO_FILE, which writes a file of its own. */
 void ol_key_ptxas_args(struct ol_key *k, char *const *argv, size_t argc)
 {
-	key_table(k, "ptxas", ptxas_opts, sizeof(ptxas_opts) / sizeof(ptxas_opts[0]), argv, argc);
+	const char *dbg = getenv("CAN_FINALIZE_DEBUG");
+
+	if (getenv("DUMP_KNOBS_TO_FILE"))
+		ol_key_refuse(k, "DUMP_KNOBS_TO_FILE makes ptxas write more than its output");
+	ol_key_text(k, "CAN_FINALIZE_DEBUG", dbg ? dbg : "(unset)");
+	key_table(k, "ptxas", ptxas_opts, sizeof(ptxas_opts) / sizeof(ptxas_opts[0]), argv, argc,
+		  false);
 }
 
 void ol_key_spirv_link_args(struct ol_key *k, char *const *argv, size_t argc)
 {
 	key_table(k, "spirv-link", spirv_link_opts,
-		  sizeof(spirv_link_opts) / sizeof(spirv_link_opts[0]), argv, argc);
+		  sizeof(spirv_link_opts) / sizeof(spirv_link_opts[0]), argv, argc, false);
 }
 
 void ol_key_plain_args(struct ol_key *k, char *const *argv, size_t argc)

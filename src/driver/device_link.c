@@ -16,6 +16,7 @@
 #include "common/escape.h"
 #include "common/message.h"
 #include "common/pieces.h"
+#include "common/response_file.h"
 #include "driver/llvm_release.h"
 #include "format/spirv_container.h"
 #include "os/mapfile.h"
@@ -262,19 +263,48 @@ void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *ou
 			ol_strvec_push(out, lv.v[i]);
 }
 
+/* A device linker argument for a tool that reads no @file (nvlink,
+ * spirv-link): "@file" becomes the arguments the file holds, read as
+ * GNU tools and LLVM's read them, so that the tool gets what it would
+ * under LLVM's own wrapper (whose clang-nvlink-wrapper reads @files). */
+static void push_linker_arg(struct ol_link *l, struct ol_cmd *c, const char *a, bool expand,
+			    bool via_driver)
+{
+	struct ol_strvec args = { 0 };
+	struct ol_diag d;
+	char *argv[1] = { (char *)a };
+
+	ol_diag_clear(&d);
+	if (!expand || a[0] != '@') {
+		if (via_driver)
+			ol_strvec_push(&c->argv, "-Xlinker");
+		ol_strvec_push(&c->argv, a);
+		return;
+	}
+	if (ol_expand_args(1, argv, 0, &args, &d)) {
+		ol_diag_prefix(&d, "%s: the device linker argument %s", c->step, ol_link_quote(l, a));
+		ol_link_error(l, &d);
+	}
+	for (size_t i = 0; i < args.n; i++) {
+		if (via_driver)
+			ol_strvec_push(&c->argv, "-Xlinker");
+		ol_strvec_push(&c->argv, args.v[i]);
+	}
+	ol_strvec_free(&args);
+}
+
 void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 		      bool linker_via_driver, enum ol_mllvm mllvm)
 {
 	struct linker_values lv;
 	const char *a;
+	bool expand = c->tool == OL_TOOL_NVLINK || ol_triple_is_spirv(triple);
 
 	linker_values(l, triple, &lv);
 	for (size_t i = 0; i < lv.n; i++) {
 		if (mllvm == MLLVM_DROP && lv.role[i] != PLAIN)
 			continue;
-		if (linker_via_driver)
-			ol_strvec_push(&c->argv, "-Xlinker");
-		ol_strvec_push(&c->argv, lv.v[i]);
+		push_linker_arg(l, c, lv.v[i], expand, linker_via_driver);
 	}
 	for (size_t i = 0; linker_via_driver && i < l->opt.device_compiler.n; i++)
 		if ((a = ol_scoped_arg(l->opt.device_compiler.v[i], triple)))

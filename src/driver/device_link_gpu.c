@@ -14,6 +14,7 @@
  *
  * LLVM 22 passes how device code is compiled as --device-compiler values
  * (-O2, -g, -flto-partitions=8): gpu_flags reads them for the link. */
+#include "common/response_file.h"
 #include "driver/device_link.h"
 
 #include <stdio.h>
@@ -152,8 +153,18 @@ static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
 	ol_strvec_push(&c->argv, g->arch);
 	if (f->debug)
 		ol_strvec_push(&c->argv, "-g");
-	for (size_t i = 0; i < l->opt.ptxas_args.n; i++)
-		ol_strvec_push(&c->argv, l->opt.ptxas_args.v[i]);
+	/* (ptxas reads no @file: one is read here, as for nvlink) */
+	for (size_t i = 0; i < l->opt.ptxas_args.n; i++) {
+		char *argv[1] = { l->opt.ptxas_args.v[i] };
+		struct ol_diag d;
+
+		ol_diag_clear(&d);
+		if (ol_expand_args(1, argv, 0, &c->argv, &d)) {
+			ol_diag_prefix(&d, "%s: the ptxas argument %s", c->step,
+				       ol_link_quote(l, l->opt.ptxas_args.v[i]));
+			ol_link_error(l, &d);
+		}
+	}
 	ol_strvec_push(&c->argv, "-c");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, out);
