@@ -1,5 +1,6 @@
 #include "cache/remote.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,24 +17,6 @@ static char *dupn(const char *s, size_t n)
 		p[n] = '\0';
 	}
 	return p;
-}
-
-/* %XX escapes in the user and password of a URL. */
-static void percent_decode(char *s)
-{
-	char *w = s;
-
-	for (char *r = s; *r; r++) {
-		unsigned v;
-
-		if (*r == '%' && r[1] && r[2] && sscanf(r + 1, "%2x", &v) == 1) {
-			*w++ = (char)v;
-			r += 2;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*w = '\0';
 }
 
 static enum ol_err attribute(struct ol_remote *r, const char *a, size_t n, struct ol_diag *d)
@@ -60,76 +43,92 @@ static enum ol_err attribute(struct ol_remote *r, const char *a, size_t n, struc
 			return OL_OK;
 		}
 	}
-	return ol_diag_set(d, OL_E_USAGE, NULL,
-			   "cache remote %s: unknown attribute '%.*s' (read-only, "
-			   "connect-timeout=<ms>, operation-timeout=<ms>)",
-			   r->shown ? r->shown : "?", (int)(n > 64 ? 64 : n), a);
-}
+	{
+		/* (an attribute may be a mistyped credential: shown only as far
+		 * as its name) */
+		size_t name = strcspn(a, "=|");
 
-/* scheme://[user[:password]@]host[:port][/path] */
-static enum ol_err parse_url(struct ol_remote *r, const char *url, struct ol_diag *d)
-{
-	const char *p = strstr(url, "://"), *auth_end, *host, *host_end, *port;
-
-	for (size_t i = 0; p && i < sizeof(backends) / sizeof(backends[0]); i++)
-		if (strlen(backends[i]->scheme) == (size_t)(p - url) &&
-		    strncmp(url, backends[i]->scheme, (size_t)(p - url)) == 0)
-			r->be = backends[i];
-	if (!r->be)
 		return ol_diag_set(d, OL_E_USAGE, NULL,
-				   "cache remote: expected redis://host[:port][/db] or "
-				   "http://host[:port]/path/, not '%.60s'", p ? "a URL of another scheme" : url);
-	p += 3;
-	host = p;
-	host_end = p + strcspn(p, "/");
-	auth_end = memchr(p, '@', (size_t)(host_end - p));
-	if (auth_end) {
-		const char *colon = memchr(p, ':', (size_t)(auth_end - p));
-
-		r->user = dupn(p, (size_t)((colon ? colon : auth_end) - p));
-		r->password = colon ? dupn(colon + 1, (size_t)(auth_end - colon - 1)) : NULL;
-		if (r->user)
-			percent_decode(r->user);
-		if (r->password)
-			percent_decode(r->password);
-		host = auth_end + 1;
+				   "device-link cache remote %s: unknown attribute '%.*s' (read-only, "
+				   "connect-timeout=<ms>, operation-timeout=<ms>)",
+				   r->shown ? r->shown : "?", (int)(name > 32 || name > n ? 0 : name), a);
 	}
-	port = memchr(host, ':', (size_t)(host_end - host));
-	r->host = dupn(host, (size_t)((port ? port : host_end) - host));
-	r->port = r->be->default_port;
-	if (port) {
-		char *end;
-		long v = strtol(port + 1, &end, 10);
-
-		if (end != host_end || v <= 0 || v > 65535)
-			return ol_diag_set(d, OL_E_USAGE, NULL, "cache remote %s: bad port", r->shown);
-		r->port = (int)v;
-	}
-	r->path = strdup(*host_end ? host_end : "/");
-	if (!r->host || !r->path || !*r->host)
-		return ol_diag_set(d, OL_E_USAGE, NULL, "cache remote %s: no host", r->shown);
-	return OL_OK;
 }
 
-/* The URL as it may be shown: a password becomes ***. */
-static char *redact(const char *url)
+/* One part of u, decoded when decode; NULL when absent. */
+static char *part(CURLU *u, CURLUPart what, bool decode)
 {
-	const char *p = strstr(url, "://"), *at, *colon, *end;
-	char *out;
+	char *v = NULL, *copy;
 
-	if (!p)
-		return strdup(url);
-	end = p + 3 + strcspn(p + 3, "/");
-	at = memchr(p + 3, '@', (size_t)(end - p - 3));
-	colon = at ? memchr(p + 3, ':', (size_t)(at - p - 3)) : NULL;
-	if (!colon)
-		return strdup(url);
-	if (asprintf(&out, "%.*s:***%s", (int)(colon - url), url, at) < 0)
+	if (curl_url_get(u, what, &v, decode ? CURLU_URLDECODE : 0) != CURLUE_OK || !v)
 		return NULL;
-	return out;
+	copy = strdup(v);
+	curl_free(v);
+	return copy;
 }
 
-enum ol_err ol_remote_parse(const char *spec, struct ol_remote *r, struct ol_diag *d)
+/* scheme://[user[:password]@]host[:port][/path], read by libcurl's URL
+ * parser (IPv6 hosts in brackets, percent-escapes, '@' and '/' in a
+ * password), so that what is shown is exactly scheme, host, port and
+ * path: never a credential, whatever the URL holds. */
+static enum ol_err parse_url(struct ol_remote *r, const char *url, size_t index,
+			     struct ol_diag *d)
+{
+	CURLU *u = curl_url();
+	CURLUcode uc;
+	char *scheme = NULL, *port = NULL;
+	enum ol_err rc = OL_OK;
+
+	if (!u)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	uc = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+	if (uc != CURLUE_OK) {
+		rc = ol_diag_set(d, OL_E_USAGE, NULL, "device-link cache remote %zu: not a URL (%s)", index,
+				 curl_url_strerror(uc));
+		goto out;
+	}
+	scheme = part(u, CURLUPART_SCHEME, false);
+	for (size_t i = 0; scheme && i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (strcmp(scheme, backends[i]->scheme) == 0)
+			r->be = backends[i];
+	if (!r->be) {
+		rc = ol_diag_set(d, OL_E_USAGE, NULL,
+				 "device-link cache remote %zu: expected redis://host[:port][/db] or "
+				 "http://host[:port]/path/", index);
+		goto out;
+	}
+	r->host = part(u, CURLUPART_HOST, false);
+	r->path = part(u, CURLUPART_PATH, false);
+	r->user = part(u, CURLUPART_USER, true);
+	r->password = part(u, CURLUPART_PASSWORD, true);
+	port = part(u, CURLUPART_PORT, false);
+	r->port = port ? atoi(port) : r->be->default_port;
+	if (!r->path)
+		r->path = strdup("/");
+	if (!r->host || !*r->host || !r->path) {
+		rc = ol_diag_set(d, OL_E_USAGE, NULL, "device-link cache remote %zu: no host", index);
+		goto out;
+	}
+	if (asprintf(&r->shown, "%s://%s%s%s%s", scheme, r->host, port ? ":" : "", port ? port : "",
+		     strcmp(r->path, "/") == 0 ? "" : r->path) < 0) {
+		r->shown = NULL;
+		rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		goto out;
+	}
+	/* hiredis wants an IPv6 address without its brackets */
+	if (r->host[0] == '[' && r->host[strlen(r->host) - 1] == ']') {
+		memmove(r->host, r->host + 1, strlen(r->host) - 2);
+		r->host[strlen(r->host) - 2] = '\0';
+	}
+out:
+	free(scheme);
+	free(port);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+enum ol_err ol_remote_parse(const char *spec, size_t index, size_t max_value,
+			    struct ol_remote *r, struct ol_diag *d)
 {
 	const char *bar = strchr(spec, '|');
 	enum ol_err rc;
@@ -137,11 +136,10 @@ enum ol_err ol_remote_parse(const char *spec, struct ol_remote *r, struct ol_dia
 	memset(r, 0, sizeof(*r));
 	r->connect_ms = 100;
 	r->op_ms = 10000;
-	r->max_value = (size_t)1 << 31;
-	if (!(r->url = dupn(spec, bar ? (size_t)(bar - spec) : strlen(spec))) ||
-	    !(r->shown = redact(r->url)))
+	r->max_value = max_value;
+	if (!(r->url = dupn(spec, bar ? (size_t)(bar - spec) : strlen(spec))))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	if ((rc = parse_url(r, r->url, d)))
+	if ((rc = parse_url(r, r->url, index, d)))
 		return rc;
 	while (bar) {
 		const char *a = bar + 1;

@@ -12,8 +12,11 @@
  * read what a trusted builder stored), connect-timeout=<ms> (default 100)
  * and operation-timeout=<ms> (default 10000).  A remote is an
  * optimisation, never a dependency: a failure of any kind makes it
- * "failed" and it is not asked again during the link.  A URL is shown
- * only with its password replaced by "***". */
+ * "failed" and it is not asked again during the link; one operation
+ * (a command, a transfer) has one deadline, and a reply that declares
+ * more than the largest entry is refused before it is read.  URLs are
+ * read by libcurl's URL parser, and a URL is shown only as scheme, host,
+ * port and path: never its user or password. */
 #ifndef OFFLINK_CACHE_REMOTE_H
 #define OFFLINK_CACHE_REMOTE_H
 
@@ -41,7 +44,7 @@ struct ol_remote_backend {
 struct ol_remote {
 	const struct ol_remote_backend *be;
 	char *url;       /* without attributes; may hold a password: never shown */
-	char *shown;     /* the URL with the password replaced by *** */
+	char *shown;     /* scheme://host[:port]/path: what messages show */
 	char *user, *password, *host, *path;
 	int port;
 	bool read_only;
@@ -51,8 +54,11 @@ struct ol_remote {
 	void *conn;       /* the backend's connection */
 };
 
-/* Parse "URL[|attribute...]". */
-enum ol_err ol_remote_parse(const char *spec, struct ol_remote *r, struct ol_diag *d);
+/* Parse "URL[|attribute...]", the index-th remote (for messages about a
+ * URL that cannot be shown); values larger than max_value (what the local
+ * store would keep) are refused from their header. */
+enum ol_err ol_remote_parse(const char *spec, size_t index, size_t max_value,
+			    struct ol_remote *r, struct ol_diag *d);
 void ol_remote_free(struct ol_remote *r);
 
 extern const struct ol_remote_backend ol_remote_redis;

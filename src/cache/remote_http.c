@@ -7,12 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct fetch {
 	struct ol_buf *out;
 	size_t max;
 	bool too_large;
+	long long declared; /* Content-Length, or -1 */
 };
+
+/* Content-Length, for the message when it is too large. */
+static size_t header(char *p, size_t size, size_t n, void *ctx)
+{
+	struct fetch *f = ctx;
+	size_t len = size * n;
+
+	if (len > 15 && strncasecmp(p, "content-length:", 15) == 0)
+		f->declared = strtoll(p + 15, NULL, 10);
+	return len;
+}
 
 static size_t collect(char *p, size_t size, size_t n, void *ctx)
 {
@@ -62,6 +75,7 @@ static bool prepare(struct ol_remote *r, CURL *c, const char *key, struct ol_dia
 	rc = curl_easy_setopt(c, CURLOPT_URL, url);
 	free(url);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, r->connect_ms);
+	/* one deadline for the whole transfer, however the bytes come */
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, r->op_ms);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "offlink");
@@ -75,7 +89,7 @@ static enum ol_remote_result http_get(struct ol_remote *r, const char *key, stru
 				      struct ol_diag *d)
 {
 	CURL *c = handle(r, d);
-	struct fetch f = { out, r->max_value, false };
+	struct fetch f = { out, r->max_value, false, -1 };
 	long status = 0;
 	CURLcode rc;
 
@@ -83,11 +97,24 @@ static enum ol_remote_result http_get(struct ol_remote *r, const char *key, stru
 		return OL_REMOTE_FAILED;
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &f);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &f);
+	/* a body declared larger than the largest entry is refused from its
+	 * header (Content-Length), before it is read; one without a length
+	 * is cut off when it gets there */
+	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_value);
 	rc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	if (f.too_large) {
+	if (f.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
 		out->len = 0;
-		return OL_REMOTE_ABSENT;
+		if (f.declared > 0 && (unsigned long long)f.declared > r->max_value)
+			ol_diag_set(d, OL_E_IO, NULL,
+				    "the server announced a reply of %lld bytes, more than the largest "
+				    "entry this cache keeps (%zu); not read", f.declared, r->max_value);
+		else
+			ol_diag_set(d, OL_E_IO, NULL, "a reply longer than the largest entry (%zu bytes)",
+				    r->max_value);
+		return OL_REMOTE_FAILED;
 	}
 	if (rc != CURLE_OK) {
 		ol_diag_set(d, OL_E_IO, NULL, "%s", curl_easy_strerror(rc));

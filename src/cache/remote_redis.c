@@ -1,38 +1,187 @@
 /* The Redis backend (hiredis): an entry is the string value of
  * "offlink:<key>".  The database is the URL's path (/2), the password
  * and user its credentials (AUTH).  Eviction is the server's business
- * (maxmemory-policy allkeys-lru is what a cache wants). */
+ * (maxmemory-policy allkeys-lru is what a cache wants).
+ *
+ * hiredis connects, formats each command and parses each reply; the
+ * bytes in between are moved here, on a non-blocking socket, so that one
+ * command has one deadline (hiredis's own timeout is per read: a server
+ * that dribbles a byte every half second would hold the link forever),
+ * and so that a reply is judged by its header before its body is read
+ * (a reply declaring 40 GiB is refused, not buffered). */
 #include "cache/remote.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hiredis/hiredis.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 static struct timeval ms_tv(long ms)
 {
 	return (struct timeval){ .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 }
 
-/* Run argv; NULL (and d set) when the server cannot be reached or says
- * it is an error. */
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Wait until fd is ready for events or the deadline passes. */
+static bool wait_for(int fd, short events, double deadline)
+{
+	for (;;) {
+		double left = deadline - now_ms();
+		struct pollfd p = { .fd = fd, .events = events };
+		int n;
+
+		if (left <= 0)
+			return false;
+		n = poll(&p, 1, (int)left + 1);
+		if (n > 0)
+			return true;
+		if (n < 0 && errno != EINTR)
+			return false;
+	}
+}
+
+static bool send_all(struct ol_remote *r, int fd, const char *p, size_t n, double deadline,
+		     struct ol_diag *d)
+{
+	while (n) {
+		ssize_t w;
+
+		if (!wait_for(fd, POLLOUT, deadline)) {
+			ol_diag_set(d, OL_E_IO, NULL, "no answer within %ld ms", r->op_ms);
+			return false;
+		}
+		w = write(fd, p, n);
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (w <= 0) {
+			ol_diag_set(d, OL_E_IO, NULL, "cannot send: %s", strerror(w < 0 ? errno : EPIPE));
+			return false;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* The reply's first line, once it has come: a bulk string ("$<n>") or
+ * an array ("*<n>") longer than the remote takes is refused here. */
+struct header {
+	char line[64];
+	size_t n;
+	bool done;
+};
+
+static bool judge(struct ol_remote *r, struct header *h, const char *p, size_t n,
+		  struct ol_diag *d)
+{
+	for (size_t i = 0; i < n && !h->done; i++) {
+		if (h->n + 1 >= sizeof(h->line)) {
+			h->done = true; /* a long status or error line: bounded below */
+			break;
+		}
+		h->line[h->n++] = p[i];
+		if (p[i] == '\n') {
+			h->done = true;
+			h->line[h->n] = '\0';
+			if ((h->line[0] == '$' || h->line[0] == '*') && h->line[1] != '-' &&
+			    strtoull(h->line + 1, NULL, 10) > (unsigned long long)r->max_value) {
+				ol_diag_set(d, OL_E_IO, NULL,
+					    "the server announced a reply of %llu bytes, more than the "
+					    "largest entry this cache keeps (%zu); not read",
+					    strtoull(h->line + 1, NULL, 10), r->max_value);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* Send argv and read its reply, all within one operation timeout. */
+static redisReply *roundtrip(struct ol_remote *r, int argc, const char **argv, const size_t *len,
+			     struct ol_diag *d)
+{
+	redisContext *c = r->conn;
+	double deadline = now_ms() + (double)r->op_ms;
+	redisReader *reader = NULL;
+	struct header h = { .n = 0 };
+	size_t total = 0;
+	void *reply = NULL;
+	char *cmd = NULL, buf[65536];
+	int n = redisFormatCommandArgv(&cmd, argc, argv, len);
+
+	if (n < 0 || !(reader = redisReaderCreate())) {
+		ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		goto out;
+	}
+	if (!send_all(r, c->fd, cmd, (size_t)n, deadline, d))
+		goto out;
+	while (!reply) {
+		ssize_t got;
+
+		if (!wait_for(c->fd, POLLIN, deadline)) {
+			ol_diag_set(d, OL_E_IO, NULL, "no answer within %ld ms", r->op_ms);
+			goto out;
+		}
+		got = read(c->fd, buf, sizeof(buf));
+		if (got < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (got <= 0) {
+			ol_diag_set(d, OL_E_IO, NULL, "the server closed the connection");
+			goto out;
+		}
+		total += (size_t)got;
+		if (!judge(r, &h, buf, (size_t)got, d))
+			goto out;
+		if (total > r->max_value + 64) {
+			ol_diag_set(d, OL_E_IO, NULL, "a reply longer than the largest entry (%zu bytes)",
+				    r->max_value);
+			goto out;
+		}
+		if (redisReaderFeed(reader, buf, (size_t)got) != REDIS_OK ||
+		    redisReaderGetReply(reader, &reply) != REDIS_OK) {
+			ol_diag_set(d, OL_E_IO, NULL, "a reply that is not Redis's protocol");
+			reply = NULL;
+			goto out;
+		}
+	}
+out:
+	if (reader)
+		redisReaderFree(reader);
+	free(cmd);
+	return reply;
+}
+
+/* Run argv; NULL (and d set) when the server cannot be reached, does not
+ * answer in time, or says it is an error. */
 static redisReply *command(struct ol_remote *r, int argc, const char **argv, const size_t *len,
 			   struct ol_diag *d)
 {
-	redisContext *c = r->conn;
-	redisReply *reply = redisCommandArgv(c, argc, argv, len);
+	redisReply *reply = roundtrip(r, argc, argv, len, d);
 
-	if (!reply) {
-		if (c->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK))
-			ol_diag_set(d, OL_E_IO, NULL, "no answer within %ld ms", r->op_ms);
-		else
-			ol_diag_set(d, OL_E_IO, NULL, "%s", c->errstr[0] ? c->errstr : "no reply");
+	if (!reply)
 		return NULL;
-	}
 	if (reply->type == REDIS_REPLY_ERROR) {
-		ol_diag_set(d, OL_E_IO, NULL, "%.200s", reply->str ? reply->str : "error");
+		char msg[201];
+		size_t k = reply->len < 200 ? reply->len : 200;
+
+		/* (the server's words: printable bytes only) */
+		for (size_t i = 0; i < k; i++)
+			msg[i] = reply->str[i] >= 0x20 && reply->str[i] < 0x7f ? reply->str[i] : '?';
+		msg[k] = '\0';
+		ol_diag_set(d, OL_E_IO, NULL, "%s", msg);
 		freeReplyObject(reply);
 		return NULL;
 	}
@@ -56,6 +205,7 @@ static bool connect_once(struct ol_remote *r, struct ol_diag *d)
 {
 	redisContext *c;
 	const char *db;
+	int fl;
 
 	if (r->conn)
 		return true;
@@ -67,8 +217,8 @@ static bool connect_once(struct ol_remote *r, struct ol_diag *d)
 		return false;
 	}
 	r->conn = c;
-	if (redisSetTimeout(c, ms_tv(r->op_ms)) != REDIS_OK) {
-		ol_diag_set(d, OL_E_IO, NULL, "cannot set a timeout");
+	if ((fl = fcntl(c->fd, F_GETFL)) < 0 || fcntl(c->fd, F_SETFL, fl | O_NONBLOCK) < 0) {
+		ol_diag_set(d, OL_E_IO, NULL, "cannot use the connection: %s", strerror(errno));
 		return false;
 	}
 	if (r->password) {
@@ -110,8 +260,8 @@ static enum ol_remote_result redis_get(struct ol_remote *r, const char *key, str
 	if (!(reply = command(r, 2, argv, len, d)))
 		return OL_REMOTE_FAILED;
 	if (reply->type == REDIS_REPLY_STRING) {
-		if (reply->len > r->max_value || ol_buf_append(out, reply->str, reply->len))
-			res = OL_REMOTE_ABSENT; /* too large for this link: a miss */
+		if (ol_buf_append(out, reply->str, reply->len))
+			res = OL_REMOTE_ABSENT; /* out of memory: a miss */
 		else
 			res = OL_REMOTE_FOUND;
 	} else if (reply->type != REDIS_REPLY_NIL) {

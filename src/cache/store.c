@@ -78,6 +78,15 @@ static void open_local(struct ol_store *s, const struct ol_cache_config *c)
 	s->have_local = true;
 }
 
+/* The largest value a remote may hand over: what the local store would
+ * keep (its cap), and an entry's header. */
+static size_t max_value(const struct ol_cache_config *c)
+{
+	uint64_t cap = c->cap ? c->cap : (uint64_t)1 << 30;
+
+	return cap > SIZE_MAX - OL_ENTRY_HEADER ? SIZE_MAX : (size_t)cap + OL_ENTRY_HEADER;
+}
+
 /* Whether the directory a and the one b names are one. */
 static bool same_dir(const char *a, const char *b)
 {
@@ -114,8 +123,6 @@ enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 			  void (*warn)(void *ctx, const char *msg), void *warn_ctx,
 			  struct ol_diag *d)
 {
-	enum ol_err rc;
-
 	memset(s, 0, sizeof(*s));
 	s->local.fd = -1;
 	s->files.memo_fd = -1;
@@ -136,9 +143,17 @@ enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 	if (c->nremotes && !(s->remotes = calloc(c->nremotes, sizeof(*s->remotes))))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	for (size_t i = 0; i < c->nremotes; i++) {
-		if ((rc = ol_remote_parse(c->remotes[i], &s->remotes[s->nremotes], d))) {
+		struct ol_diag rd;
+		char msg[1024];
+
+		/* A remote is an optimisation: one that cannot be used is said,
+		 * never a reason to fail the link. */
+		ol_diag_clear(&rd);
+		if (ol_remote_parse(c->remotes[i], i + 1, max_value(c), &s->remotes[s->nremotes], &rd)) {
+			ol_diag_format(&rd, msg, sizeof(msg));
+			warnf(s, "%s; not used", msg);
 			ol_remote_free(&s->remotes[s->nremotes]);
-			return rc;
+			continue;
 		}
 		if (!s->secret.bytes) {
 			/* a remote is written by others: unauthenticated, anyone who

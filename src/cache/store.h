@@ -50,9 +50,10 @@ struct ol_store {
 
 enum ol_found { OL_FOUND_NONE, OL_FOUND_LOCAL, OL_FOUND_REMOTE };
 
-/* Open what c names.  A store that is unsafe or unusable is left out with
- * a warning (the link goes on without it); a malformed remote URL or an
- * unreadable secret named explicitly is an error (OL_E_USAGE, OL_E_IO). */
+/* Open what c names.  A store that is unsafe or unusable, a remote URL
+ * that does not parse, a secret that is missing or that others could
+ * change, is left out with a warning: the link goes on without it.
+ * Only running out of memory is an error. */
 enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 			  void (*warn)(void *ctx, const char *msg), void *warn_ctx,
 			  struct ol_diag *d);

@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(text, data + 1, size - 1);
 		text[size - 1] = '\0';
 		ol_diag_clear(&d);
-		ol_remote_parse(text, &r, &d);
+		ol_remote_parse(text, 1, 4096, &r, &d);
 		ol_remote_free(&r);
 		free(text);
 		break;

@@ -39,7 +39,8 @@ start_redis() {
 rcli() { redis-cli -p "$REDIS_PORT" ${REDIS_PASSWORD:+-a "$REDIS_PASSWORD"} --no-auth-warning "$@"; }
 
 # start_nginx: a WebDAV store at http://127.0.0.1:$NGINX_PORT/cache/,
-# files under $T/www/cache; NGINX_PID.
+# files under $T/www/cache; NGINX_PID.  NGINX_LISTEN=[::1] listens on
+# IPv6's loopback instead.
 start_nginx() {
 	NGINX_PORT=$(free_port)
 	mkdir -p "$T/nginx" "$T/www/cache"
@@ -57,7 +58,7 @@ http {
 	uwsgi_temp_path $T/nginx/uwsgi;
 	scgi_temp_path $T/nginx/scgi;
 	server {
-		listen 127.0.0.1:$NGINX_PORT;
+		listen ${NGINX_LISTEN:-127.0.0.1}:$NGINX_PORT;
 		location /cache/ {
 			root $T/www;
 			dav_methods PUT DELETE;
@@ -71,7 +72,7 @@ EOF
 	NGINX_PID=$!
 	SERVER_PIDS+=("$NGINX_PID")
 	for _ in $(seq 100); do
-		curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/" && return
+		curl -s -o /dev/null "http://${NGINX_LISTEN:-127.0.0.1}:$NGINX_PORT/" && return
 		sleep 0.1
 	done
 	fail "nginx did not start: $(cat "$T/nginx/error.log" "$T/nginx/stdout" 2>/dev/null | tail -5)"

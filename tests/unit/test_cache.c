@@ -119,34 +119,86 @@ static void manifest_round_trip(void **state)
 	ol_buf_free(&b);
 }
 
+/* Whether any of the secret parts appears in text. */
+static bool shows(const char *text, const char *const *secrets)
+{
+	for (; *secrets; secrets++)
+		if (strstr(text, *secrets))
+			return true;
+	return false;
+}
+
 static void remote_urls(void **state)
 {
 	struct ol_remote r;
 	struct ol_diag d;
+	char msg[1024];
+	static const char *const creds[] = { "pw", "s3cr", "et/x", "tail", "tok3n", NULL };
 
 	(void)state;
 	ol_diag_clear(&d);
-	assert_int_equal(ol_remote_parse("redis://:pw%40x@h:7000/2|read-only|connect-timeout=50",
-					 &r, &d), OL_OK);
+	assert_int_equal(ol_remote_parse("redis://:pw%40x@h:7000/2|read-only|connect-timeout=50", 1,
+					 4096, &r, &d), OL_OK);
 	assert_ptr_equal(r.be, &ol_remote_redis);
-	assert_string_equal(r.shown, "redis://:***@h:7000/2");
+	assert_string_equal(r.shown, "redis://h:7000/2");
 	assert_string_equal(r.password, "pw@x");
 	assert_string_equal(r.host, "h");
 	assert_int_equal(r.port, 7000);
 	assert_string_equal(r.path, "/2");
 	assert_true(r.read_only);
 	assert_int_equal(r.connect_ms, 50);
+	assert_int_equal(r.max_value, 4096);
 	ol_remote_free(&r);
-	assert_int_equal(ol_remote_parse("http://u:p@cache.example/x/", &r, &d), OL_OK);
+	assert_int_equal(ol_remote_parse("http://u:p@cache.example/x/", 1, 4096, &r, &d), OL_OK);
 	assert_ptr_equal(r.be, &ol_remote_http);
-	assert_string_equal(r.shown, "http://u:***@cache.example/x/");
+	assert_string_equal(r.shown, "http://cache.example/x/");
 	assert_int_equal(r.port, 80);
 	ol_remote_free(&r);
-	assert_int_equal(ol_remote_parse("ftp://h/", &r, &d), OL_E_USAGE);
+	/* issue 25, item 11: a password holding '/' or '@', a token given as
+	 * the user name, an IPv6 host */
+	assert_int_equal(ol_remote_parse("redis://:s3cr%2Fet%2Fx@h:6379/1", 1, 4096, &r, &d), OL_OK);
+	assert_string_equal(r.password, "s3cr/et/x");
+	assert_false(shows(r.shown, creds));
 	ol_remote_free(&r);
-	assert_int_equal(ol_remote_parse("redis://h|sometimes", &r, &d), OL_E_USAGE);
+	/* (a '/' not escaped ends the host part: whatever comes of it, no
+	 * part of the password is shown) */
+	ol_diag_clear(&d);
+	if (ol_remote_parse("redis://:s3cr/et/x@h:6379/1", 1, 4096, &r, &d) == OL_OK)
+		assert_false(shows(r.shown, creds));
+	else
+		assert_false(shows((ol_diag_format(&d, msg, sizeof(msg)), msg), creds));
 	ol_remote_free(&r);
-	assert_int_equal(ol_remote_parse("redis://h:99999", &r, &d), OL_E_USAGE);
+	assert_int_equal(ol_remote_parse("redis://u:pw%40tail@h/", 1, 4096, &r, &d), OL_OK);
+	assert_string_equal(r.password, "pw@tail");
+	assert_string_equal(r.shown, "redis://h");
+	ol_remote_free(&r);
+	assert_int_equal(ol_remote_parse("http://tok3n@cache.example:8080/c/", 1, 4096, &r, &d), OL_OK);
+	assert_string_equal(r.shown, "http://cache.example:8080/c/");
+	ol_remote_free(&r);
+	assert_int_equal(ol_remote_parse("http://[::1]:8080/c/", 1, 4096, &r, &d), OL_OK);
+	assert_string_equal(r.shown, "http://[::1]:8080/c/");
+	assert_string_equal(r.host, "::1");
+	assert_int_equal(r.port, 8080);
+	ol_remote_free(&r);
+	assert_int_equal(ol_remote_parse("redis://[::1]/", 1, 4096, &r, &d), OL_OK);
+	assert_string_equal(r.host, "::1");
+	assert_int_equal(r.port, 6379);
+	ol_remote_free(&r);
+	/* what cannot be used says so without showing the URL's secrets */
+	ol_diag_clear(&d);
+	assert_int_equal(ol_remote_parse("ftp://tok3n:pw@h/", 2, 4096, &r, &d), OL_E_USAGE);
+	ol_diag_format(&d, msg, sizeof(msg));
+	assert_false(shows(msg, creds));
+	ol_remote_free(&r);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_remote_parse("redis://:s3cr/et/x@h|sometimes", 1, 4096, &r, &d), OL_E_USAGE);
+	ol_diag_format(&d, msg, sizeof(msg));
+	assert_false(shows(msg, creds));
+	ol_remote_free(&r);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_remote_parse("redis://:pw@h:99999", 3, 4096, &r, &d), OL_E_USAGE);
+	ol_diag_format(&d, msg, sizeof(msg));
+	assert_false(shows(msg, creds));
 	ol_remote_free(&r);
 }
 
