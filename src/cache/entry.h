@@ -1,7 +1,8 @@
 /* A cache entry, the same bytes in the local directory and on a remote:
  *
  *   0  16  magic "OFFLINK-CACHE\0\0\2" (the last byte: format 2)
- *  16   1  type: 1 a linked image, 2 a manifest (driver/device_cache.c)
+ *  16   1  type: 1 a linked image, 2 a manifest, 3 what clang runs
+ *          (cache/probe_memo.h; driver/device_cache.c)
  *  17   1  check: 0 SHA-256, 1 HMAC-SHA256 with the shared secret
  *  18   6  zero
  *  24   8  the value's size, little-endian
@@ -25,7 +26,7 @@
 
 #define OL_ENTRY_HEADER 96
 
-enum ol_entry_type { OL_ENTRY_IMAGE = 1, OL_ENTRY_MANIFEST = 2 };
+enum ol_entry_type { OL_ENTRY_IMAGE = 1, OL_ENTRY_MANIFEST = 2, OL_ENTRY_PROBE = 3 };
 
 /* The shared secret (OFFLINK_CACHE_SECRET_FILE), or none (bytes NULL). */
 struct ol_secret {

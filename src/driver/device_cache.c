@@ -40,10 +40,13 @@
 #include "cache/clang_jobs.h"
 #include "cache/depfile.h"
 #include "cache/dynamic_names.h"
+#include "cache/facts.h"
 #include "cache/key.h"
 #include "cache/ldtrace.h"
 #include "cache/linkline.h"
 #include "cache/manifest.h"
+#include "cache/pathform.h"
+#include "cache/probe_memo.h"
 #include "cache/program.h"
 #include "cache/toolargs.h"
 #include "common/message.h"
@@ -216,6 +219,14 @@ struct pending { /* a step whose linker will write what it read */
 	char *sysroot;
 };
 
+static void free_pending(struct pending *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ol_strvec_free(&p[i].dirs);
+		free(p[i].sysroot);
+	}
+}
+
 /* Takes p's dirs and sysroot. */
 static bool add_depfile(struct ol_group *g, const char *path, struct pending *p, const char *trace)
 {
@@ -226,6 +237,7 @@ static bool add_depfile(struct ol_group *g, const char *path, struct pending *p,
 	g->depfiles = v;
 	v += g->ndepfiles++;
 	memset(v, 0, sizeof(*v));
+	v->step = p->step;
 	v->path = strdup(path);
 	v->flavor = p->flavor;
 	v->trace = trace ? strdup(trace) : NULL;
@@ -237,7 +249,9 @@ static bool add_depfile(struct ol_group *g, const char *path, struct pending *p,
 }
 
 /* The step writes what it read (its dependency file) and, GNU ld,
- * where it looked (--verbose, in the C locale: its messages are read). */
+ * where it looked (--verbose, in the C locale: its messages are read).
+ * The step's arguments before these are remembered, to run it without
+ * them should they be wrong for its linker. */
 static bool record_reads(struct ol_link *l, struct ol_group *g, struct pending *p)
 {
 	struct ol_cmd *c = &g->steps[p->step];
@@ -250,6 +264,8 @@ static bool record_reads(struct ol_link *l, struct ol_group *g, struct pending *
 		return false;
 	if (!add_depfile(g, path, p, trace))
 		return false;
+	if (driver)
+		g->driver_plain_argc = c->argv.n;
 	ol_strvec_pushf(&c->argv, driver ? "-Wl,--dependency-file=%s" : "--dependency-file=%s", path);
 	if (trace) {
 		ol_strvec_push(&c->argv, driver ? "-Wl,--verbose" : "--verbose");
@@ -258,32 +274,6 @@ static bool record_reads(struct ol_link *l, struct ol_group *g, struct pending *
 		c->stdout_path = strdup(trace);
 	}
 	return !c->argv.err && !c->env.err && (!trace || c->stdout_path);
-}
-
-/* Empty files where the group's inputs will be written (the archive, or
- * each image's file), so that clang -### (which drops an input that does
- * not exist) shows the real command; removed again after. */
-static void placeholder(const char *path, bool make)
-{
-	int fd;
-
-	if (!make) {
-		unlink(path);
-		return;
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		close(fd);
-}
-
-static void placeholders(struct ol_group *g, bool make)
-{
-	if (g->inputs_archive) {
-		placeholder(g->inputs_archive, make);
-		return;
-	}
-	for (size_t i = 0; i < g->nimages; i++)
-		placeholder(g->input_paths[i], make);
 }
 
 /* Whether path names SPIRV-Tools' linker. */
@@ -301,46 +291,108 @@ static void note_linker(struct pending *p, char *const *argv, size_t argc)
 		ol_linker_search_dirs(argv, argc, &p->dirs, &p->sysroot);
 }
 
-/* A link through clang: keyed by the one linker command clang would run. */
-static void key_driver(struct ol_link *l, struct ol_group *g, struct ol_key *k,
-		       const struct ol_cmd *c, struct pending *p)
+static void key_init(struct ol_link *l, struct ol_key *k, struct ol_buf *explain,
+		     const char *domain)
 {
-	struct ol_cmd probe = { .step = "device-link cache: what clang runs", .capture_stderr = true,
-				.response_file = c->response_file };
-	struct ol_run_opts run = l->run;
-	struct ol_buf out = { 0 };
-	struct ol_clang_jobs jobs = { 0 };
-	struct ol_diag d;
+	memset(k, 0, sizeof(*k));
+	/* The key's start: a file changed from here on is not trusted.  The
+	 * coarse clock is the one the kernel stamps files with, so a file
+	 * changed after this reads as changed at or after it. */
+	if (!l->cache_key_time) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+		l->cache_key_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	}
+	k->explain = explain;
+	k->tmpdir = l->tmpdir;
+	k->base_dir = l->cache_base_dir;
+	k->cwd = l->cwd;
+	k->files = &l->cache.files;
+	k->run = &l->run;
+	ol_key_init(k, domain);
+}
+
+/* The key's files become the group's: they must hold until its store. */
+static void keep_deps(struct ol_group *g, struct ol_key *k)
+{
+	size_t *v = realloc(g->cache_deps, (g->ncache_deps + k->ndeps + 1) * sizeof(*v));
+
+	if (!v) {
+		ol_key_refuse(k, "out of memory");
+		return;
+	}
+	memcpy(v + g->ncache_deps, k->deps, k->ndeps * sizeof(*v));
+	g->cache_deps = v;
+	g->ncache_deps += k->ndeps;
+	ol_key_free(k);
+}
+
+/* How this link's own places are written in what travels between links
+ * (cache/pathform.h): its temporary directory, and the working directory
+ * when it lies under the base directory. */
+static struct ol_pathform form_of(const struct ol_link *l)
+{
+	size_t n = l->cache_base_dir ? strlen(l->cache_base_dir) : 0;
+	bool under = n && l->cwd && strncmp(l->cwd, l->cache_base_dir, n) == 0 &&
+		     (l->cwd[n] == '/' || l->cwd[n] == '\0' || l->cache_base_dir[n - 1] == '/');
+
+	return (struct ol_pathform){ .tmp = l->tmpdir, .cwd = under ? l->cwd : NULL };
+}
+
+/* The link through clang's own arguments, in the first key: text in
+ * travelling form, an input file by its content too (a shared object
+ * without an SONAME also by its path: it reaches the image). */
+static void key_driver_args(struct ol_link *l, struct ol_key *k, char *const *argv, size_t argc)
+{
+	struct ol_pathform f = form_of(l);
+	struct stat st;
 	char q[256];
 
-	run.dry_run = false;
-	ol_strvec_extend(&probe.argv, &c->argv);
-	ol_strvec_push(&probe.argv, "-###");
-	ol_diag_clear(&d);
-	placeholders(g, true);
-	if (probe.argv.err || ol_run_capture(&probe, &run, &out, &d) || ol_buf_puts(&out, "") ||
-	    ol_clang_jobs_parse((const char *)out.data, out.len, &jobs)) {
-		ol_key_refuse(k, "clang -### did not say what it runs");
-	} else if (jobs.n != 1) {
-		ol_key_refuse(k, "clang runs %zu commands, not just the linker", jobs.n);
-	} else if (is_spirv_link(jobs.job[0].v[0])) {
-		/* it reads its inputs and nothing else: no dependency file */
-		ol_key_program(k, "linker", jobs.job[0].v[0]);
-		ol_key_spirv_link_args(k, jobs.job[0].v, jobs.job[0].n);
-	} else if ((p->flavor = ol_ld_flavor_of(jobs.job[0].v[0])) < 0) {
-		ol_key_refuse(k, "clang runs the linker %s, whose inputs the cache cannot list "
-				 "(GNU ld and lld write dependency files)",
-			      ol_key_quote(jobs.job[0].v[0], q, sizeof(q)));
-	} else {
-		ol_key_program(k, "linker", jobs.job[0].v[0]);
-		ol_key_linker_args(k, (enum ol_ld_flavor)p->flavor, jobs.job[0].v, jobs.job[0].n);
-		note_linker(p, jobs.job[0].v, jobs.job[0].n);
+	for (size_t i = 1; i < argc && !k->uncacheable[0]; i++) {
+		const char *a = argv[i];
+		char *t;
+
+		if (ol_pathform_ambiguous(a)) {
+			ol_key_refuse(k, "the argument %s reads as the cache's own notation",
+				      ol_key_quote(a, q, sizeof(q)));
+			break;
+		}
+		if (ol_key_is_tmp(k, a)) {
+			ol_key_path(k, "argument", a);
+			continue;
+		}
+		if (a[0] != '-' && stat(a, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (ol_key_file(k, "argument", a) && ol_shared_without_soname(a))
+				ol_key_verbatim(k, "written into the image as", a);
+			continue;
+		}
+		if (!(t = ol_pathform_to(&f, a))) {
+			ol_key_refuse(k, "out of memory");
+			break;
+		}
+		ol_key_text(k, "argument", t);
+		free(t);
 	}
-	placeholders(g, false);
-	ol_clang_jobs_free(&jobs);
-	ol_buf_free(&out);
-	ol_strvec_free(&probe.argv);
 }
+
+/* What clang's answer is remembered under: clang (by content), its
+ * arguments and the environment; not the device code, which clang does
+ * not look into to decide on a linker command. */
+static void key_probe(struct ol_link *l, struct ol_group *g, const char *program,
+		      const struct ol_cmd *c)
+{
+	struct ol_key k;
+
+	key_init(l, &k, NULL, "offlink what clang runs 1");
+	ol_key_program(&k, "clang", program);
+	key_env(&k);
+	key_driver_args(l, &k, c->argv.v, c->argv.n);
+	ol_key_final(&k, g->probe_key);
+	keep_deps(g, &k);
+}
+
+/* ---- the first key: what the group's steps are, asking no tool ---- */
 
 static void key_step(struct ol_link *l, struct ol_group *g, struct ol_key *k, size_t s,
 		     struct pending *pv, size_t *np)
@@ -352,12 +404,17 @@ static void key_step(struct ol_link *l, struct ol_group *g, struct ol_key *k, si
 	char q[256];
 
 	*p = (struct pending){ .step = s, .flavor = -1 };
-
 	ol_key_text(k, "step", c->step ? c->step : "");
 	ol_key_program(k, "program", program);
 	switch (c->tool) {
 	case OL_TOOL_CLANG_DRIVER:
-		key_driver(l, g, k, c, p);
+		/* What clang runs is keyed by the second key (key_linker):
+		 * here its own arguments, as text and files by content. */
+		if (g->driver_step >= 0)
+			ol_key_refuse(k, "more than one link through clang");
+		g->driver_step = (int)s;
+		key_driver_args(l, k, c->argv.v, c->argv.n);
+		key_probe(l, g, program, c);
 		break;
 	case OL_TOOL_LINKER:
 		if ((p->flavor = ol_ld_flavor_of(program)) < 0) {
@@ -383,47 +440,13 @@ static void key_step(struct ol_link *l, struct ol_group *g, struct ol_key *k, si
 	free(prog);
 }
 
-static void key_init(struct ol_link *l, struct ol_key *k, struct ol_buf *explain,
-		     const char *domain)
+/* The group's first key: everything its steps are and read up front,
+ * with no tool asked anything.  pv/np: the direct linkers' steps. */
+static bool group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *explain,
+		      struct pending *pv, size_t *np)
 {
-	memset(k, 0, sizeof(*k));
-	/* The key's start: a file changed from here on is not trusted.  The
-	 * coarse clock is the one the kernel stamps files with, so a file
-	 * changed after this reads as changed at or after it. */
-	if (!l->cache_key_time) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-		l->cache_key_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	}
-	k->explain = explain;
-	k->tmpdir = l->tmpdir;
-	k->base_dir = l->cache_base_dir;
-	k->cwd = l->cwd;
-	k->files = &l->cache.files;
-	k->run = &l->run;
-	ol_key_init(k, domain);
-}
-
-static void free_pending(struct pending *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		ol_strvec_free(&p[i].dirs);
-		free(p[i].sysroot);
-	}
-	free(p);
-}
-
-/* The group's key: everything its steps are and read up front. */
-static bool group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *explain)
-{
-	struct pending *p = calloc(g->nsteps + 1, sizeof(*p));
-	size_t np = 0;
 	struct ol_key k;
-	bool ok = true;
 
-	if (!p)
-		return false;
 	key_init(l, &k, explain, KEY_DOMAIN);
 	k.relative = &g->cache_relative;
 	k.verbatim = &g->cache_verbatim;
@@ -433,7 +456,7 @@ static bool group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *expl
 	ol_key_text(&k, "arch", g->arch);
 	key_env(&k);
 	for (size_t s = 0; s < g->nsteps && !k.uncacheable[0]; s++)
-		key_step(l, g, &k, s, p, &np);
+		key_step(l, g, &k, s, pv, np);
 	for (size_t i = 0; i < g->nimages && !k.uncacheable[0]; i++) {
 		const struct ob_entry *e = g->images[i]->entry;
 
@@ -444,19 +467,12 @@ static bool group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *expl
 		ol_key_depend(&k, g->images[i]->input->path, NULL);
 	}
 	ol_key_final(&k, g->cache_key);
-	g->cache_deps = k.deps;
-	g->ncache_deps = k.ndeps;
-	k.deps = NULL;
+	keep_deps(g, &k);
 	if (k.uncacheable[0]) {
 		g->cache_note = ol_arena_printf(&l->arena, "not used: %s", k.uncacheable);
-		free_pending(p, np);
 		return false;
 	}
-	/* The key holds: the linkers now write what they read. */
-	for (size_t i = 0; i < np && ok; i++)
-		ok = record_reads(l, g, &p[i]);
-	free_pending(p, np);
-	return ok;
+	return true;
 }
 
 static void derive(const uint8_t key[32], const char *what, uint8_t out[32])
@@ -469,8 +485,138 @@ static void derive(const uint8_t key[32], const char *what, uint8_t out[32])
 	ol_digest_final(&h, out);
 }
 
-/* The image's key: the group's, and every file of the manifest as it is
- * now.  False when one of them cannot be a link input (a FIFO now). */
+/* ---- what clang runs: remembered with the facts it decided on ---- */
+
+/* The linker flavor clang will run, for a link whose answer is not
+ * known yet: -fuse-ld, else the first ld where clang looks for it (its
+ * COMPILER_PATH, its own directory, PATH).  -1: not one whose reads the
+ * cache can list (or SPIR-V's spirv-link, OL_LD_NONE: nothing to add). */
+enum { OL_LD_NONE = 100 };
+
+static int predict_linker(struct ol_link *l, const struct ol_group *g, const struct ol_cmd *c)
+{
+	const char *use = NULL, *env[] = { getenv("COMPILER_PATH"), NULL, getenv("PATH") };
+	char dir[PATH_MAX], path[PATH_MAX + 64], *slash;
+	const char *names[2] = { NULL, "ld" };
+	char tld[256];
+
+	if (ol_triple_is_spirv(g->triple))
+		return OL_LD_NONE;
+	for (size_t i = 1; i < c->argv.n; i++)
+		if (strncmp(c->argv.v[i], "-fuse-ld=", 9) == 0)
+			use = c->argv.v[i] + 9;
+	if (use && (strcmp(use, "lld") == 0 || strcmp(use, "ld.lld") == 0))
+		return OL_LD_LLD;
+	if (use && strcmp(use, "bfd") != 0 && strcmp(use, "ld") != 0)
+		return use[0] == '/' ? ol_ld_flavor_of(use) : -1;
+	snprintf(dir, sizeof(dir), "%s", c->argv.v[0]);
+	if ((slash = strrchr(dir, '/')))
+		*slash = '\0';
+	env[1] = slash ? dir : NULL;
+	snprintf(tld, sizeof(tld), "%s-ld", g->triple);
+	names[0] = tld;
+	(void)l;
+	for (size_t e = 0; e < 3; e++)
+		for (const char *p = env[e]; p && *p; ) {
+			size_t n = e == 1 ? strlen(p) : strcspn(p, ":");
+
+			for (int k = 0; k < 2 && n; k++) {
+				snprintf(path, sizeof(path), "%.*s/%s", (int)n, p, names[k]);
+				if (access(path, X_OK) == 0)
+					return ol_ld_flavor_of(path);
+			}
+			p += n;
+			if (*p == ':')
+				p++;
+		}
+	return -1;
+}
+
+/* The group's remembered answers (the probe memo) under its first key. */
+static bool probe_memo(struct ol_link *l, const struct ol_group *g, struct ol_probe_memo *m)
+{
+	struct ol_buf b = { 0 };
+	const struct ol_remote *remote;
+	uint8_t key[32];
+	bool ok;
+
+	derive(g->probe_key, "what clang runs", key);
+	ok = ol_store_get(&l->cache, OL_ENTRY_PROBE, key, NULL, &b, &remote) &&
+	     ol_probe_memo_decode(b.data, b.len, m);
+	ol_buf_free(&b);
+	return ok;
+}
+
+/* The answer that holds here, into g->linker and g->facts; false when
+ * none does (*seen: the memo has answers, only not for this machine or
+ * directory as it is now). */
+static bool known_answer(struct ol_link *l, struct ol_group *g, bool *seen)
+{
+	struct ol_probe_memo m = { 0 };
+	struct ol_pathform f = form_of(l);
+	bool found = false;
+
+	*seen = false;
+	if (!probe_memo(l, g, &m))
+		return false;
+	*seen = m.n > 0;
+	for (size_t i = m.n; i-- > 0 && !found; ) {
+		if (!ol_facts_hold(&m.v[i].facts, &f, &l->cache.files, NULL))
+			continue;
+		found = ol_pathform_from_all(&f, &m.v[i].argv, &g->linker);
+		if (found) {
+			g->facts = m.v[i].facts;
+			memset(&m.v[i].facts, 0, sizeof(m.v[i].facts));
+		}
+	}
+	ol_probe_memo_free(&m);
+	return found;
+}
+
+/* The second key: the first, and the linker command clang runs, read by
+ * what it means to that linker (the facts only say that clang would
+ * answer so: two directories that clang tells apart but answers alike
+ * share the key).  p: the driver's step, given its flavor. */
+static bool key_linker(struct ol_link *l, struct ol_group *g, struct ol_buf *explain,
+		       struct pending *p)
+{
+	struct ol_key k;
+	char q[256];
+
+	*p = (struct pending){ .step = (size_t)g->driver_step, .flavor = -1 };
+	key_init(l, &k, explain, "offlink device-link linker 1");
+	k.relative = &g->cache_relative;
+	k.verbatim = &g->cache_verbatim;
+	ol_key_digest(&k, "first key", g->cache_key);
+	if (g->driver_step >= 0) {
+		if (!g->linker.n) {
+			ol_key_refuse(&k, "clang -### did not say what it runs");
+		} else if (is_spirv_link(g->linker.v[0])) {
+			/* it reads its inputs and nothing else: no dependency file */
+			ol_key_program(&k, "linker", g->linker.v[0]);
+			ol_key_spirv_link_args(&k, g->linker.v, g->linker.n);
+		} else if ((p->flavor = ol_ld_flavor_of(g->linker.v[0])) < 0) {
+			ol_key_refuse(&k, "clang runs the linker %s, whose inputs the cache cannot list "
+					  "(GNU ld and lld write dependency files)",
+				      ol_key_quote(g->linker.v[0], q, sizeof(q)));
+		} else {
+			ol_key_program(&k, "linker", g->linker.v[0]);
+			ol_key_linker_args(&k, (enum ol_ld_flavor)p->flavor, g->linker.v, g->linker.n);
+			note_linker(p, g->linker.v, g->linker.n);
+		}
+	}
+	ol_key_final(&k, g->cache_key2);
+	g->cache_key2_known = true;
+	keep_deps(g, &k);
+	if (k.uncacheable[0]) {
+		g->cache_note = ol_arena_printf(&l->arena, "not used: %s", k.uncacheable);
+		return false;
+	}
+	return true;
+}
+
+/* The image's key: the second key, and every file of the manifest as it
+ * is now.  False when one of them cannot be a link input (a FIFO now). */
 static bool result_key(struct ol_link *l, const struct ol_group *g, char *const *files,
 		       size_t n, struct ol_buf *explain, uint8_t out[32], struct ol_key *keep)
 {
@@ -478,7 +624,7 @@ static bool result_key(struct ol_link *l, const struct ol_group *g, char *const 
 	bool ok;
 
 	key_init(l, &k, explain, "offlink device-link result 3");
-	ol_key_digest(&k, "group", g->cache_key);
+	ol_key_digest(&k, "group", g->cache_key2);
 	for (size_t i = 0; i < n; i++)
 		ol_key_file(&k, "read", files[i]);
 	ol_key_final(&k, out);
@@ -498,7 +644,8 @@ static void say(struct ol_link *l, const struct ol_group *g, const char *what,
 
 	if (!l->opt.verbose)
 		return;
-	ol_digest_hex(g->cache_key, hex);
+	/* (the key the lookup used: the second once what clang runs is known) */
+	ol_digest_hex(g->cache_key2_known ? g->cache_key2 : g->cache_key, hex);
 	if (entry)
 		ol_digest_hex(entry, ehex);
 	ol_message("offlink", NULL, "%s: device-link cache %s (key %.16s%s%.*s)",
@@ -506,58 +653,287 @@ static void say(struct ol_link *l, const struct ol_group *g, const char *what,
 		   entry ? ehex : "");
 }
 
+/* ---- the probe: clang -### under the recorder, beside the link ---- */
+
+/* The probe of g's link through clang: its arguments before the cache's
+ * flags, its temporary paths moved into a directory of its own (the
+ * link writes the real ones meanwhile; clang -### drops an input that
+ * does not exist, so empty ones stand there), its standard error (the
+ * answer) to a file, and the recorder preloaded. */
+static bool plan_probe(struct ol_link *l, struct ol_group *g)
+{
+	const struct ol_cmd *c = &g->steps[g->driver_step];
+	struct ol_cmd *p = &g->probe_cmd;
+	const char *pre = getenv("LD_PRELOAD");
+	bool ok;
+
+	if (!l->probe_lib)
+		return false;
+	g->probe_dir = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.probe", g->stem));
+	g->probe_log = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.probe.log", g->stem));
+	g->probe_out = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.probe.out", g->stem));
+	if (!g->probe_dir || !g->probe_log || !g->probe_out)
+		return false;
+	memset(p, 0, sizeof(*p));
+	p->step = strdup(ol_arena_printf(&l->arena, "device-link cache: what clang runs for %s",
+					 ol_group_label(l, g)));
+	struct ol_pathform to_probe = { .tmp = g->probe_dir };
+	struct ol_strvec marked = { 0 };
+
+	/* (the link's temporary paths, moved: <TMP> first, then the probe's) */
+	ok = ol_pathform_to_all(&(struct ol_pathform){ .tmp = l->tmpdir }, &c->argv, &marked) &&
+	     ol_pathform_from_all(&to_probe, &marked, &p->argv);
+	ol_strvec_free(&marked);
+	ol_strvec_push(&p->argv, "-###");
+	p->stderr_path = strdup(g->probe_out);
+	p->response_file = c->response_file;
+	ol_strvec_pushf(&p->env, "LD_PRELOAD=%s%s%s", l->probe_lib, pre && *pre ? ":" : "",
+			pre ? pre : "");
+	ol_strvec_pushf(&p->env, "OFFLINK_PROBE_LOG=%s", g->probe_log);
+	return ok && p->step && p->stderr_path && !p->argv.err && !p->env.err;
+}
+
+/* Just before the probe runs: its directory and empty inputs.  Its start
+ * is when the facts it finds must not have changed since. */
+enum ol_err ol_cache_probe_prepare(struct ol_link *l, struct ol_group *g, struct ol_diag *d)
+{
+	struct timespec ts;
+
+	(void)l;
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	g->probe_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (mkdir(g->probe_dir, 0700) != 0)
+		return ol_diag_errno(d, errno, "cannot create", g->probe_dir);
+	for (size_t i = 0; i < g->probe_cmd.argv.n; i++) {
+		const char *a = g->probe_cmd.argv.v[i];
+		size_t n = strlen(g->probe_dir);
+		int fd;
+
+		if (strncmp(a, g->probe_dir, n) != 0 || a[n] != '/' || strstr(a, ".img"))
+			continue;
+		fd = open(a, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			close(fd);
+	}
+	return OL_OK;
+}
+
+/* What the probe found: the answer, in g->linker (temporary paths moved
+ * back), and the facts, in g->facts; false with why when there is none. */
+static bool read_probe(struct ol_link *l, struct ol_group *g, const char **why)
+{
+	struct ol_map out = { 0 }, log = { 0 };
+	struct ol_clang_jobs jobs = { 0 };
+	struct ol_pathform f = form_of(l);
+	struct ol_diag d;
+	bool ok = false;
+
+	ol_diag_clear(&d);
+	*why = "clang -### did not say what it runs";
+	if (g->linker.n)
+		return true; /* (read already) */
+	if (!g->probe_ran || ol_map_file(g->probe_out, &out, &d) || ol_map_file(g->probe_log, &log, &d))
+		goto out;
+	if (ol_clang_jobs_parse((const char *)out.data, out.len, &jobs) || jobs.n != 1) {
+		if (jobs.n > 1)
+			*why = ol_arena_printf(&l->arena, "clang runs %zu commands, not just the linker",
+					       jobs.n);
+		goto out;
+	}
+	if (!ol_facts_from_log(log.data, log.len, &f, &l->cache.files, &g->facts, g->probe_time)) {
+		*why = "what clang looked at changed while it was asked, or its record cannot be read";
+		goto out;
+	}
+	{
+		struct ol_strvec marked = { 0 };
+
+		ok = ol_pathform_to_all(&(struct ol_pathform){ .tmp = g->probe_dir }, &jobs.job[0],
+					&marked) &&
+		     ol_pathform_from_all(&(struct ol_pathform){ .tmp = l->tmpdir }, &marked,
+					  &g->linker);
+		ol_strvec_free(&marked);
+	}
+out:
+	ol_clang_jobs_free(&jobs);
+	ol_unmap(&out);
+	ol_unmap(&log);
+	return ok;
+}
+
+/* Remember the probe's answer with its facts, under the first key. */
+static void store_answer(struct ol_link *l, struct ol_group *g)
+{
+	struct ol_probe_memo m = { 0 };
+	struct ol_facts facts = { 0 };
+	struct ol_strvec argv = { 0 };
+	struct ol_buf b = { 0 };
+	uint8_t key[32];
+
+	if (!probe_memo(l, g, &m))
+		memset(&m, 0, sizeof(m));
+	struct ol_pathform f = form_of(l);
+
+	if (!ol_facts_parse(g->facts.data.data, g->facts.data.len, &facts) ||
+	    !ol_pathform_to_all(&f, &g->linker, &argv)) {
+		ol_facts_free(&facts);
+		ol_strvec_free(&argv);
+		ol_probe_memo_free(&m);
+		return;
+	}
+	ol_probe_memo_add(&m, &facts, &argv);
+	derive(g->probe_key, "what clang runs", key);
+	if (ol_probe_memo_encode(&m, &b))
+		ol_store_put(&l->cache, OL_ENTRY_PROBE, key, b.data, b.len);
+	ol_buf_free(&b);
+	ol_probe_memo_free(&m);
+}
+
+/* The probe run at once, before the lookup. */
+static bool probe_now(struct ol_link *l, struct ol_group *g)
+{
+	struct ol_diag d;
+	struct ol_run_opts run = l->run;
+	const char *why;
+	int status;
+
+	ol_diag_clear(&d);
+	run.dry_run = false;
+	if (ol_cache_probe_prepare(l, g, &d) || ol_run(&g->probe_cmd, &run, &status, &d))
+		return false;
+	g->probe_ran = true;
+	if (!read_probe(l, g, &why))
+		return false;
+	store_answer(l, g);
+	ol_probe_cmd_forget(g);
+	return true;
+}
+
+/* ---- lookup ---- */
+
+/* The lookup of g under its second key: the manifest, then the image. */
+static enum ol_found find_image(struct ol_link *l, struct ol_group *g, struct ol_buf *explain,
+				uint8_t rkey[32], const struct ol_remote **remote)
+{
+	struct ol_buf mbuf = { 0 };
+	struct ol_strvec files = { 0 };
+	uint8_t mkey[32];
+	enum ol_found found = OL_FOUND_NONE;
+
+	derive(g->cache_key2, "manifest", mkey);
+	if (ol_store_get(&l->cache, OL_ENTRY_MANIFEST, mkey, NULL, &mbuf, remote) &&
+	    ol_manifest_decode(mbuf.data, mbuf.len, &files) &&
+	    result_key(l, g, files.v, files.n, explain, rkey, NULL))
+		found = ol_store_get(&l->cache, OL_ENTRY_IMAGE, rkey, g->image_path, NULL, remote);
+	ol_buf_free(&mbuf);
+	ol_strvec_free(&files);
+	return found;
+}
+
+static void say_found(struct ol_link *l, struct ol_group *g, enum ol_found found,
+		      const struct ol_remote *remote, size_t rejected, const uint8_t rkey[32])
+{
+	g->cache = found ? CACHE_HIT : CACHE_MISS;
+	g->cache_note = found == OL_FOUND_LOCAL ? "local hit"
+		: found == OL_FOUND_REMOTE ? ol_arena_printf(&l->arena, "remote hit, %s", remote->shown)
+		: "miss";
+	ol_store_count(&l->cache, found ? rkey : g->cache_key,
+		       found == OL_FOUND_LOCAL ? OL_STAT_LOCAL_HIT
+		       : found == OL_FOUND_REMOTE ? OL_STAT_REMOTE_HIT : OL_STAT_MISS);
+	say(l, g, found == OL_FOUND_LOCAL ? "hit (local): no device link runs"
+		  : found == OL_FOUND_REMOTE
+			? ol_arena_printf(&l->arena, "hit (remote %s): no device link runs", remote->shown)
+			: l->cache.rejected > rejected
+			? "miss: an entry failed its check (damaged, or not written by a holder of "
+			  "the secret) and was not used; linking"
+			: "miss: linking", found ? rkey : NULL);
+}
+
+/* g's key, and its image when the cache has it.  A link through clang
+ * whose answer is not remembered is planned as a miss: the link starts at
+ * once, with what its linker is most likely to need, and clang is asked
+ * beside it (the probe); what they made is stored after. */
 static void lookup_group(struct ol_link *l, struct ol_group *g)
 {
-	struct ol_buf explain = { 0 }, mbuf = { 0 };
-	struct ol_strvec files = { 0 };
-	const struct ol_remote *remote;
-	uint8_t mkey[32], rkey[32];
+	struct ol_buf explain = { 0 };
+	struct pending *pv = calloc(g->nsteps + 2, sizeof(*pv));
+	size_t np = 0;
+	const struct ol_remote *remote = NULL;
+	uint8_t rkey[32];
 	bool want_explain = getenv("OFFLINK_CACHE_EXPLAIN") && *getenv("OFFLINK_CACHE_EXPLAIN");
+	struct ol_buf *ex = want_explain ? &explain : NULL;
 	enum ol_found found = OL_FOUND_NONE;
 	size_t rejected = l->cache.rejected;
+	double t0 = ol_now_us();
+	bool keyed, known = false, ok = true;
 
-	if (!group_key(l, g, want_explain ? &explain : NULL)) {
+	g->driver_step = -1;
+	keyed = pv && group_key(l, g, ex, pv, &np);
+
+	if (keyed && g->driver_step >= 0) {
+		bool seen;
+
+		known = known_answer(l, g, &seen);
+		if (!known && !plan_probe(l, g)) {
+			keyed = false;
+			g->cache_note = "not used: no recorder for clang (offlink-probe.so) beside offlink";
+		} else if (!known && seen) {
+			/* answered before, for another directory or machine: likely
+			 * a hit once asked, so clang is asked now */
+			known = probe_now(l, g);
+		}
+	}
+	if (keyed && (g->driver_step < 0 || known))
+		keyed = key_linker(l, g, ex, &pv[np++]);
+	ol_link_span(l, "cache: key", t0);
+	t0 = ol_now_us();
+	if (!keyed) {
 		g->cache = CACHE_NOT_USED;
 		if (!g->cache_note)
 			g->cache_note = "not used: out of memory";
 		ol_store_count(&l->cache, g->cache_key, OL_STAT_UNCACHEABLE);
 		say(l, g, g->cache_note, NULL);
+		ol_probe_cmd_forget(g);
+	} else if (g->driver_step >= 0 && !known) {
+		/* the probe goes beside the link; the flags are the predicted
+		 * linker's */
+		int flavor = predict_linker(l, g, &g->steps[g->driver_step]);
+
+		g->probe = PROBE_PENDING;
+		g->predicted = flavor;
+		say_found(l, g, OL_FOUND_NONE, NULL, rejected, rkey);
+		if (flavor == OL_LD_GNU || flavor == OL_LD_LLD) {
+			pv[np] = (struct pending){ .step = (size_t)g->driver_step, .flavor = flavor };
+			np++;
+		}
 	} else {
-		derive(g->cache_key, "manifest", mkey);
-		if (ol_store_get(&l->cache, OL_ENTRY_MANIFEST, mkey, NULL, &mbuf, &remote) &&
-		    ol_manifest_decode(mbuf.data, mbuf.len, &files) &&
-		    result_key(l, g, files.v, files.n, want_explain ? &explain : NULL, rkey, NULL))
-			found = ol_store_get(&l->cache, OL_ENTRY_IMAGE, rkey, g->image_path, NULL,
-					     &remote);
-		g->cache = found ? CACHE_HIT : CACHE_MISS;
-		g->cache_note = found == OL_FOUND_LOCAL ? "local hit"
-			: found == OL_FOUND_REMOTE
-				? ol_arena_printf(&l->arena, "remote hit, %s", remote->shown)
-				: "miss";
-		ol_store_count(&l->cache, found ? rkey : g->cache_key,
-			       found == OL_FOUND_LOCAL ? OL_STAT_LOCAL_HIT
-			       : found == OL_FOUND_REMOTE ? OL_STAT_REMOTE_HIT : OL_STAT_MISS);
-		say(l, g, found == OL_FOUND_LOCAL ? "hit (local): no device link runs"
-			  : found == OL_FOUND_REMOTE
-				? ol_arena_printf(&l->arena, "hit (remote %s): no device link runs",
-						  remote->shown)
-				: l->cache.rejected > rejected
-				? "miss: an entry failed its check (damaged, or not written by a "
-				  "holder of the secret) and was not used; linking"
-				: "miss: linking", found ? rkey : NULL);
+		if (g->driver_step >= 0)
+			g->probe = PROBE_KNOWN;
+		found = find_image(l, g, ex, rkey, &remote);
+		say_found(l, g, found, remote, rejected, rkey);
+	}
+	ol_link_span(l, "cache: lookup", t0);
+	/* Not found: the linkers now write what they read. */
+	for (size_t i = 0; i < np && g->cache == CACHE_MISS && ok; i++)
+		if (pv[i].flavor == OL_LD_GNU || pv[i].flavor == OL_LD_LLD)
+			ok = record_reads(l, g, &pv[i]);
+	if (!ok) {
+		g->cache = CACHE_NOT_USED;
+		g->cache_note = "not used: out of memory";
 	}
 	if (want_explain && explain.len)
 		fprintf(stderr, "offlink: %s: device-link cache key ingredients:\n%.*s",
 			ol_group_label(l, g), (int)explain.len, (char *)explain.data);
+	if (pv)
+		free_pending(pv, g->nsteps + 2);
+	free(pv);
 	ol_buf_free(&explain);
-	ol_buf_free(&mbuf);
-	ol_strvec_free(&files);
 }
 
 enum ol_err ol_lookup_device_cache(struct ol_link *l)
 {
 	if (!l->cache_on || l->opt.dry_run)
 		return OL_OK;
+	l->probe_lib = ol_find_probe_lib();
 	for (size_t i = 0; i < l->ngroups; i++) {
 		struct ol_group *g = &l->groups[i];
 
@@ -568,10 +944,53 @@ enum ol_err ol_lookup_device_cache(struct ol_link *l)
 	return OL_OK;
 }
 
-void ol_cache_link_started(struct ol_link *l, struct ol_group *g)
+void ol_probe_cmd_forget(struct ol_group *g)
 {
-	(void)l;
-	(void)g;
+	ol_cmd_free(&g->probe_cmd);
+	g->probe = PROBE_NONE;
+}
+
+bool ol_cache_retry_plain(struct ol_link *l, struct ol_group *g, size_t failed_step)
+{
+	struct ol_cmd *c;
+	const char *why;
+
+	if (g->probe != PROBE_PENDING || g->driver_step < 0 || !g->driver_plain_argc ||
+	    failed_step != (size_t)g->driver_step)
+		return false;
+	/* only when clang said it runs another linker than the one the flags
+	 * were for: otherwise the failure is the link's own */
+	if (!read_probe(l, g, &why) || !g->linker.n || is_spirv_link(g->linker.v[0]) ||
+	    ol_ld_flavor_of(g->linker.v[0]) == g->predicted)
+		return false;
+	c = &g->steps[g->driver_step];
+	while (c->argv.n > g->driver_plain_argc)
+		free(c->argv.v[--c->argv.n]);
+	c->argv.v[c->argv.n] = NULL;
+	ol_strvec_free(&c->env);
+	free(c->stdout_path);
+	c->stdout_path = NULL;
+	g->cache = CACHE_NOT_USED;
+	g->cache_note = "not used: clang runs another linker than the one predicted";
+	return true;
+}
+
+/* A lookup checks every place of a manifest: beyond this many (a line of
+ * 100k -L directories searched for each library), not worth storing. */
+#define MAX_PLACES 65536
+
+/* s into v once (set: v's strings). */
+static bool add_unique(struct ol_strvec *v, struct ol_strmap *set, const char *s)
+{
+	uintptr_t *slot;
+
+	if (ol_strmap_get(set, s, strlen(s)))
+		return true;
+	if (ol_strvec_push(v, s) ||
+	    !(slot = ol_strmap_put(set, v->v[v->n - 1], strlen(v->v[v->n - 1]))))
+		return false;
+	*slot = 1;
+	return true;
 }
 
 /* What the group's linkers read on their own (their dependency files)
@@ -585,6 +1004,7 @@ static bool read_files(struct ol_link *l, const struct ol_group *g, struct ol_st
 {
 	struct ol_key k;
 	struct ol_buf form = { 0 };
+	struct ol_strmap in_files = { 0 }, in_absent = { 0 };
 	char reason[160];
 	bool ok = true;
 
@@ -620,26 +1040,27 @@ static bool read_files(struct ol_link *l, const struct ol_group *g, struct ol_st
 				ok = false;
 			}
 			ol_unmap(&sm);
-			if (ok && !ol_strvec_contains(files, ol_key_path_form(&k, deps.v[j], &form)))
-				ol_strvec_push(files, ol_key_path_form(&k, deps.v[j], &form));
+			if (ok)
+				ok = add_unique(files, &in_files, ol_key_path_form(&k, deps.v[j], &form));
 		}
 		/* lld: every place its scripts' searches may look, found or not */
-		for (size_t j = 0; ok && j < places.n; j++) {
+		for (size_t j = 0; ok && j < places.n && files->n <= MAX_PLACES; j++) {
 			if (ol_key_is_tmp(&k, places.v[j]))
 				continue;
-			ol_key_path_form(&k, places.v[j], &form);
-			if (!ol_strvec_contains(files, (const char *)form.data))
-				ol_strvec_push(files, (const char *)form.data);
+			ok = add_unique(files, &in_files, ol_key_path_form(&k, places.v[j], &form));
 		}
 		/* GNU ld: where it looked and found nothing */
-		for (size_t j = 0; ok && j < tried.n; j++) {
+		for (size_t j = 0; ok && j < tried.n && files->n <= MAX_PLACES; j++) {
 			if (ol_key_is_tmp(&k, tried.v[j]))
 				continue;
 			ol_key_path_form(&k, tried.v[j], &form);
-			if (!ol_strvec_contains(files, (const char *)form.data))
-				ol_strvec_push(files, (const char *)form.data);
-			if (!ol_strvec_contains(absent, (const char *)form.data))
-				ol_strvec_push(absent, (const char *)form.data);
+			ok = add_unique(files, &in_files, (const char *)form.data) &&
+			     add_unique(absent, &in_absent, (const char *)form.data);
+		}
+		if (ok && files->n > MAX_PLACES) {
+			*why = ol_arena_printf(&l->arena, "the linkers looked in %zu places, more than "
+							  "a lookup checks (%d)", files->n, MAX_PLACES);
+			ok = false;
 		}
 		ol_unmap(&m);
 		ol_unmap(&t);
@@ -649,6 +1070,8 @@ static bool read_files(struct ol_link *l, const struct ol_group *g, struct ol_st
 		ol_strvec_free(&places);
 	}
 	ol_buf_free(&form);
+	ol_strmap_free(&in_files);
+	ol_strmap_free(&in_absent);
 	ol_key_free(&k);
 	return ok && !files->err && !absent->err;
 }
@@ -728,7 +1151,45 @@ static bool image_travels(struct ol_link *l, const struct ol_group *g, const str
 	return !bad;
 }
 
-void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
+/* ---- store: after the links, while the host linker runs ---- */
+
+/* A pending probe's answer, checked against the linker predicted for
+ * the link (its flags were that linker's), then the second key. */
+static bool settle_probe(struct ol_link *l, struct ol_group *g, const char **why)
+{
+	struct pending p = { 0 };
+	bool ok;
+
+	if (g->probe != PROBE_PENDING)
+		return true;
+	if (!read_probe(l, g, why))
+		return false;
+	store_answer(l, g); /* the answer stands, whatever becomes of the link */
+	if (!is_spirv_link(g->linker.v[0]) && ol_ld_flavor_of(g->linker.v[0]) != g->predicted) {
+		*why = ol_arena_printf(&l->arena, "clang runs %s, not the linker predicted; the next "
+						  "link is keyed by it",
+				       ol_link_quote(l, g->linker.v[0]));
+		return false;
+	}
+	g->probe = PROBE_KNOWN;
+	ok = key_linker(l, g, NULL, &p);
+	/* lld's search directories, for its dependency file, now known */
+	for (size_t i = 0; ok && i < g->ndepfiles; i++)
+		if (g->depfiles[i].step == (size_t)g->driver_step && p.flavor == OL_LD_LLD) {
+			ol_strvec_free(&g->depfiles[i].dirs);
+			free(g->depfiles[i].sysroot);
+			g->depfiles[i].dirs = p.dirs;
+			g->depfiles[i].sysroot = p.sysroot;
+			memset(&p.dirs, 0, sizeof(p.dirs));
+			p.sysroot = NULL;
+		}
+	free_pending(&p, 1);
+	if (!ok)
+		*why = g->cache_note ? g->cache_note : "out of memory";
+	return ok;
+}
+
+static void store_group(struct ol_link *l, struct ol_group *g)
 {
 	struct ol_strvec files = { 0 }, absent = { 0 };
 	struct ol_buf manifest = { 0 };
@@ -736,16 +1197,24 @@ void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 	struct ol_key rk = { 0 };
 	struct ol_diag d;
 	uint8_t mkey[32], rkey[32];
-	const char *why = "out of memory";
+	const char *why = "out of memory", *fact = NULL;
+	struct ol_pathform pf = form_of(l);
 	size_t remotes;
+	double t0 = ol_now_us();
 
-	if (g->cache != CACHE_MISS)
+	if (g->cache != CACHE_MISS || !g->linked)
 		return;
 	ol_diag_clear(&d);
-	if (!read_files(l, g, &files, &absent, &why) ||
+	if (!settle_probe(l, g, &why) || !read_files(l, g, &files, &absent, &why) ||
 	    !result_key(l, g, files.v, files.n, NULL, rkey, &rk) ||
 	    !still_holds(l, g, &rk, &absent, &why)) {
 		say(l, g, ol_arena_printf(&l->arena, "not stored: %s", why), NULL);
+		goto out;
+	}
+	/* what clang decided on must hold until now, too */
+	if (g->driver_step >= 0 && !ol_facts_hold(&g->facts, &pf, &l->cache.files, &fact)) {
+		say(l, g, ol_arena_printf(&l->arena, "not stored: %s, which clang looked at, changed "
+						     "during the link", ol_link_quote(l, fact)), NULL);
 		goto out;
 	}
 	if (!ol_manifest_encode(files.v, files.n, &manifest) ||
@@ -756,7 +1225,7 @@ void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 		goto out;
 	}
 	say(l, g, "stored", rkey);
-	derive(g->cache_key, "manifest", mkey);
+	derive(g->cache_key2, "manifest", mkey);
 	remotes = ol_store_put(&l->cache, OL_ENTRY_IMAGE, rkey, image.data, image.len);
 	ol_store_put(&l->cache, OL_ENTRY_MANIFEST, mkey, manifest.data, manifest.len);
 	if (l->cache.have_local)
@@ -764,11 +1233,29 @@ void ol_cache_store_group(struct ol_link *l, struct ol_group *g)
 	for (size_t i = 0; i < remotes; i++)
 		ol_store_count(&l->cache, rkey, OL_STAT_REMOTE_STORE);
 out:
+	ol_link_span(l, "cache: store", t0);
 	ol_key_free(&rk);
 	ol_unmap(&image);
 	ol_buf_free(&manifest);
 	ol_strvec_free(&files);
 	ol_strvec_free(&absent);
+}
+
+void ol_cache_linked(struct ol_link *l, struct ol_group *g)
+{
+	(void)l;
+	g->linked = true;
+}
+
+void ol_cache_store(void *ctx)
+{
+	struct ol_link *l = ctx;
+
+	if (!l->cache_on || l->opt.dry_run || l->cache_stored)
+		return;
+	l->cache_stored = true;
+	for (size_t i = 0; i < l->ngroups; i++)
+		store_group(l, &l->groups[i]);
 }
 
 /* ---- offlink --cache-stats, --cache-clear ---- */

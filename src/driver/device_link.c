@@ -500,7 +500,6 @@ static enum ol_err write_inputs(struct ol_job *j, void *ctx, struct ol_diag *d)
 		j->done = j->nsteps; /* the image is there: nothing to run */
 		return OL_OK;
 	}
-	ol_cache_link_started(gi->l, g);
 	if (!g->inputs_archive) {
 		for (size_t i = 0; i < g->nimages && !rc; i++)
 			rc = ol_scratch_write(ol_group_input_path(gi->l, g, i), g->images[i]->entry->image,
@@ -551,18 +550,54 @@ static enum ol_err finish_image(struct ol_job *j, void *ctx, struct ol_diag *d)
 		ol_diag_prefix(d, "%s (SPIR-V container)", j->steps[j->nsteps - 1].step);
 		return rc;
 	}
-	ol_cache_store_group(gi->l, gi->g);
+	ol_cache_linked(gi->l, gi->g);
 	return OL_OK;
+}
+
+/* The device-link cache's probe of clang, beside a group's link. */
+static enum ol_err prepare_probe(struct ol_job *j, void *ctx, struct ol_diag *d)
+{
+	struct group_inputs *gi = ctx;
+
+	(void)j;
+	return ol_cache_probe_prepare(gi->l, gi->g, d);
+}
+
+/* A group whose link failed under flags meant for another linker than
+ * the one clang runs: once more, without them. */
+static void retry_plain(struct ol_link *l, struct ol_job *jobs, struct group_inputs *gi)
+{
+	for (size_t i = 0; i < l->ngroups; i++) {
+		struct ol_job *j = &jobs[i];
+
+		/* (j->done: the step that failed, when a step failed, not the
+		 * writing of its inputs: j->status holds its wait status) */
+		if (!j->failed || !j->status || !ol_cache_retry_plain(l, &l->groups[i], j->done))
+			continue;
+		j->failed = 0;
+		j->done = 0;
+		ol_diag_clear(&j->diag);
+		for (; j->done < j->nsteps && !j->failed; j->done++) {
+			int status;
+
+			if (ol_run(&j->steps[j->done], &l->run, &status, &j->diag))
+				j->failed = 1;
+		}
+		if (!j->failed && finish_image(j, &gi[i], &j->diag))
+			j->failed = 1;
+	}
 }
 
 enum ol_err ol_run_device_links(struct ol_link *l)
 {
-	struct ol_job *jobs = calloc(l->ngroups ? l->ngroups : 1, sizeof(*jobs));
+	/* each group's link, and after them the cache's probes of clang */
+	struct ol_job *jobs = calloc(2 * l->ngroups + 1, sizeof(*jobs));
 	struct group_inputs *gi = calloc(l->ngroups ? l->ngroups : 1, sizeof(*gi));
 	struct ol_jobserver js;
 	enum ol_jobserver_state jst = OL_JOBSERVER_NONE;
-	bool use_js = false;
-	enum ol_err rc = OL_OK, failed;
+	bool use_js = false, failed = false;
+	enum ol_err rc = OL_OK;
+	size_t njobs = l->ngroups;
 
 	if (!jobs || !gi) {
 		free(jobs);
@@ -577,6 +612,16 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		jobs[i].complete = l->opt.dry_run ? NULL : finish_image;
 		jobs[i].ctx = &gi[i];
 		jobs[i].prepare_cost = l->groups[i].inputs_archive ? 1 : l->groups[i].nimages;
+	}
+	for (size_t i = 0; i < l->ngroups && !l->opt.dry_run; i++) {
+		struct ol_group *g = &l->groups[i];
+
+		if (g->probe != PROBE_PENDING || !g->probe_cmd.argv.n)
+			continue;
+		jobs[njobs] = (struct ol_job){ .steps = &g->probe_cmd, .nsteps = 1,
+					       .prepare = prepare_probe, .ctx = &gi[i],
+					       .prepare_cost = 0 };
+		njobs++;
 	}
 	/* Under make -j (or --wrapper-jobs=jobserver), make's slots decide;
 	 * a number given with --wrapper-jobs wins. */
@@ -594,10 +639,15 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		ol_message("offlink", NULL, "--wrapper-jobs=jobserver: no jobserver in MAKEFLAGS; "
 					    "%u device links at a time", l->opt.jobs);
 	}
-	failed = ol_pool_run(jobs, l->ngroups, use_js ? (unsigned)l->ngroups : l->opt.jobs,
-			     &l->run, use_js ? &js : NULL);
+	ol_pool_run(jobs, njobs, use_js ? (unsigned)njobs : l->opt.jobs, &l->run, use_js ? &js : NULL);
 	if (use_js)
 		ol_jobserver_close(&js);
+	/* a probe that failed is the cache's loss, not the link's */
+	for (size_t i = l->ngroups; i < njobs; i++)
+		((struct group_inputs *)jobs[i].ctx)->g->probe_ran = !jobs[i].failed;
+	retry_plain(l, jobs, gi);
+	for (size_t i = 0; i < l->ngroups; i++)
+		failed |= jobs[i].failed != 0;
 	if (failed) {
 		for (size_t i = 0; i < l->ngroups; i++) {
 			char msg[2048];

@@ -61,7 +61,8 @@ enum ol_err ol_run_host_linker(struct ol_link *l)
 		l->out_open = true;
 	}
 	rc = build_command(l, &c, l->opt.dry_run ? l->output : ol_out_path(&l->out));
-	if (!rc && ol_run(&c, &l->run, &status, &d)) {
+	/* (the device-link cache stores what the links made meanwhile) */
+	if (!rc && ol_run_while(&c, &l->run, &status, &d, ol_cache_store, l)) {
 		rc = d.code;
 		/* The linker said what was wrong; name the step, keep its status. */
 		ol_link_error(l, &d);

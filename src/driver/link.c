@@ -1,12 +1,15 @@
 /* Reporting and naming helpers shared by the phases. */
 #include "driver/link.h"
 
+#include "common/grow.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/escape.h"
+#include "common/grow.h"
 #include "common/message.h"
 
 /* Messages go through common/message.c: one line each, made safe for a
@@ -52,4 +55,19 @@ char *ol_link_temp_path(struct ol_link *l, const char *suffix)
 	 * reaches the objects (the registration source's name ends up in an
 	 * STT_FILE symbol, which ld -r keeps). */
 	return ol_arena_printf(&l->arena, "%s/%s", l->tmpdir, suffix);
+}
+
+void ol_link_span(struct ol_link *l, const char *name, double start_us)
+{
+	struct child_timing *v;
+	char *copy;
+
+	if (!l->run.child_done)
+		return; /* (no --wrapper-time-trace) */
+	v = ol_grow(l->children, l->nchildren, &l->capchildren, sizeof(*v), 16);
+	if (!v || !(copy = strdup(name)))
+		return;
+	l->children = v;
+	l->children[l->nchildren++] = (struct child_timing){ copy, start_us,
+							     ol_now_us() - start_us };
 }

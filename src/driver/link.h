@@ -17,6 +17,7 @@
 #include "format/offload_binary.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
+#include "cache/facts.h"
 #include "cache/store.h"
 #include "os/spawn.h"
 
@@ -131,6 +132,7 @@ struct ol_group {
 	const char *cache_note;      /* for the plan: "local hit", "not used: ..." */
 	uint8_t cache_key[32];       /* what the link runs and reads up front */
 	struct ol_depfile {          /* dependency files its linkers write */
+		size_t step;         /* whose */
 		char *path;
 		int flavor;          /* enum ol_ld_flavor */
 		char *trace;         /* GNU ld: its --verbose output (where it
@@ -146,6 +148,23 @@ struct ol_group {
 	struct ol_strvec cache_relative; /* absolute paths its key holds
 					  * relative (the base directory) */
 	struct ol_strvec cache_verbatim; /* paths its key holds as they are */
+	uint8_t cache_key2[32];      /* the first key, what clang decided on and
+				      * the linker command it runs */
+	bool cache_key2_known;
+	uint8_t probe_key[32];       /* clang, its arguments, the environment:
+				      * what its answer is remembered under */
+	bool linked;                 /* its link ran and made the image */
+	/* its link through clang (CPU, SPIR-V, merged bitcode), if any */
+	int driver_step;             /* its step's index, or -1 */
+	size_t driver_plain_argc;    /* its arguments before the cache's flags */
+	enum { PROBE_NONE, PROBE_KNOWN, PROBE_PENDING } probe;
+	int predicted;               /* PENDING: the linker flavor flagged for */
+	struct ol_strvec linker;     /* the command clang runs */
+	struct ol_facts facts;       /* what clang decided it on */
+	struct ol_cmd probe_cmd;     /* PENDING: clang -### under the recorder */
+	char *probe_dir, *probe_log, *probe_out;
+	double probe_time;           /* when the probe started (coarse clock) */
+	bool probe_ran;
 };
 
 /* The LLVM release the link follows (llvm_release.c). */
@@ -232,6 +251,8 @@ struct ol_link {
 				      * not be what a key says */
 	size_t cache_nkeyed;         /* file records made while keying: later
 				      * ones were first read after a link */
+	char *probe_lib;             /* offlink-probe.so, or NULL */
+	bool cache_stored;           /* the groups' stores are done */
 	char *tmpdir;                /* private temp directory, or <output>.offlink-temps */
 	int watchdog_fd;             /* tells the watchdog the link is done, or -1 */
 	struct ol_input *inputs;
@@ -280,6 +301,10 @@ void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
  * private temporary directory, or "<output>.offlink-temps" under
  * --save-temps. */
 char *ol_link_temp_path(struct ol_link *l, const char *suffix);
+
+/* --wrapper-time-trace: a span of offlink's own work (name, from
+ * start_us on ol_now_us's clock to now), beside the tools' runs. */
+void ol_link_span(struct ol_link *l, const char *name, double start_us);
 
 /* Text from an input (a triple, an arch, a member or symbol name) made
  * safe to print: common/escape.h's rendering, in l's arena. */

@@ -240,6 +240,7 @@ static enum ol_err link_program(struct ol_link *l)
 	/* clang 22's HIP without -fgpu-rdc: the container is the output */
 	if (l->opt.emit_fatbin_only) {
 		PHASE(l, ol_emit_fatbin);
+		ol_cache_store(l);
 		return OL_OK;
 	}
 	/* fatbinary/bundle, generate and compile the registration code */
@@ -249,6 +250,8 @@ static enum ol_err link_program(struct ol_link *l)
 	/* -r: private entries section, device code dropped */
 	PHASE(l, ol_finish_relocatable);
 	PHASE(l, commit_output);
+	/* (done beside the host link, unless that stopped early) */
+	ol_cache_store(l);
 	return OL_OK;
 }
 
@@ -321,6 +324,9 @@ static void link_free(struct ol_link *l)
 		}
 		free(l->groups[i].depfiles);
 		free(l->groups[i].cache_deps);
+		ol_strvec_free(&l->groups[i].linker);
+		ol_facts_free(&l->groups[i].facts);
+		ol_cmd_free(&l->groups[i].probe_cmd);
 		ol_strvec_free(&l->groups[i].cache_relative);
 		ol_strvec_free(&l->groups[i].cache_verbatim);
 	}
@@ -366,6 +372,7 @@ static void link_free(struct ol_link *l)
 	free(l->cwd);
 	if (l->cache_opened)
 		ol_store_close(&l->cache);
+	free(l->probe_lib);
 	for (size_t i = 0; i < l->nchildren; i++)
 		free(l->children[i].tool);
 	free(l->children);

@@ -133,3 +133,10 @@ char *ol_find_guard(void)
 
 	return beside_self(below, sizeof(below) / sizeof(below[0]), false);
 }
+
+char *ol_find_probe_lib(void)
+{
+	static const char *const below[] = { "offlink-probe.so", "../lib/offlink/offlink-probe.so" };
+
+	return beside_self(below, sizeof(below) / sizeof(below[0]), false);
+}

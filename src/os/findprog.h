@@ -29,5 +29,8 @@ char *ol_compat_dir(void);
  * tree, <prefix>/lib/offlink/offlink-guard installed), or NULL.
  * malloc'd. */
 char *ol_find_guard(void);
+/* offlink-probe.so (os/probe_preload.c), beside offlink in a build tree
+ * or in lib/offlink/ installed; NULL when there is none. */
+char *ol_find_probe_lib(void);
 
 #endif

@@ -19,9 +19,10 @@ void ol_cmd_free(struct ol_cmd *c)
 {
 	free(c->step);
 	free(c->stdout_path);
+	free(c->stderr_path);
 	ol_strvec_free(&c->argv);
 	ol_strvec_free(&c->env);
-	c->step = c->stdout_path = NULL;
+	c->step = c->stdout_path = c->stderr_path = NULL;
 }
 
 /* offlink's environment with c->env set over it; NULL when out of
@@ -120,6 +121,8 @@ static void print_cmd(const struct ol_cmd *c, const struct ol_run_opts *o)
 		fprintf(f, "  (environment: %s)\n", c->env.v[i]);
 	if (c->stdout_path)
 		fprintf(f, "  (standard output to %s)\n", c->stdout_path);
+	if (c->stderr_path)
+		fprintf(f, "  (standard error to %s)\n", c->stderr_path);
 	fflush(f);
 }
 
@@ -388,6 +391,9 @@ enum ol_err ol_spawn(const struct ol_cmd *c, const struct ol_run_opts *o,
 		posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
 						 c->stdout_path,
 						 O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	if (c->stderr_path)
+		posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, c->stderr_path,
+						 O_WRONLY | O_CREAT | O_TRUNC, 0666);
 	rc = spawn_with(c, o, &fa, pid, d);
 	posix_spawn_file_actions_destroy(&fa);
 	return rc;
@@ -433,6 +439,12 @@ double ol_now_us(void)
 enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 		   int *status, struct ol_diag *d)
 {
+	return ol_run_while(c, o, status, d, NULL, NULL);
+}
+
+enum ol_err ol_run_while(const struct ol_cmd *c, const struct ol_run_opts *o, int *status,
+			 struct ol_diag *d, void (*meanwhile)(void *ctx), void *ctx)
+{
 	double t0 = ol_now_us();
 	pid_t pid;
 
@@ -443,6 +455,8 @@ enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 	}
 	if (ol_spawn(c, o, &pid, d))
 		return d->code;
+	if (meanwhile)
+		meanwhile(ctx);
 	*status = wait_child(pid);
 	if (o && o->child_done)
 		o->child_done(o->child_ctx, c, t0, ol_now_us());
@@ -458,6 +472,7 @@ enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
 	enum ol_err rc;
 	char chunk[4096];
 	ssize_t n;
+	double t0 = ol_now_us();
 
 	if (o && (o->verbose || o->dry_run))
 		print_cmd(c, o);
@@ -482,6 +497,8 @@ enum ol_err ol_run_capture(const struct ol_cmd *c, const struct ol_run_opts *o,
 	}
 	close(fds[0]);
 	status = wait_child(pid);
+	if (o && o->child_done)
+		o->child_done(o->child_ctx, c, t0, ol_now_us());
 	return ol_check_status(c, status, d);
 }
 

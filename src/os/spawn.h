@@ -29,6 +29,7 @@ struct ol_cmd {
 	char *step;            /* what this command does, for messages */
 	struct ol_strvec argv; /* argv[0] is the program (a path) */
 	char *stdout_path;     /* redirect stdout to this file, or NULL */
+	char *stderr_path;     /* and stderr, or NULL */
 	struct ol_strvec env;  /* "NAME=value" set in the child's environment
 				* over offlink's (LC_ALL=C where a tool's
 				* messages are read), or empty */
@@ -74,6 +75,11 @@ enum ol_err ol_check_status(const struct ol_cmd *c, int status,
  * non-zero exit. */
 enum ol_err ol_run(const struct ol_cmd *c, const struct ol_run_opts *o,
 		   int *status, struct ol_diag *d);
+/* ol_run, and while the command runs, meanwhile(ctx) (offlink's own work
+ * that need not wait: the device-link cache's stores beside the host
+ * link). */
+enum ol_err ol_run_while(const struct ol_cmd *c, const struct ol_run_opts *o, int *status,
+			 struct ol_diag *d, void (*meanwhile)(void *ctx), void *ctx);
 
 /* Run c and capture its standard output (stderr passes through, unless
  * c->capture_stderr), for probes such as `fatbinary --version`.  Runs even under dry-run (a probe
