@@ -165,6 +165,15 @@ struct ol_wrapper {
 				      * starting with .L, its own local prefix */
 };
 
+/* A file the host linker writes that names its output (host_files.c). */
+struct ol_host_file {
+	enum { HOST_DEPFILE, HOST_MAP } kind;
+	long arg;                    /* index in host_args of the argument replaced */
+	const char *replacement;     /* ... by this, naming tmp */
+	const char *dest;            /* where the user wants it, or NULL: stdout */
+	const char *tmp;             /* where the linker writes it */
+};
+
 struct ol_options {
 	char *linker_path;
 	char *host_triple;
@@ -238,6 +247,8 @@ struct ol_link {
 	bool new_entries;            /* inputs use LLVM >= 20's llvm_offload_entries */
 	struct ol_outfile out;       /* the output, under its temporary name */
 	bool out_open;
+	struct ol_host_file *host_files; /* the linker's files that name the output */
+	size_t nhost_files, caphost_files;
 	int exit_status;             /* the host linker's, passed through */
 	/* collected errors (phases report every problem, then stop) */
 	size_t nerrors;

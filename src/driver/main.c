@@ -16,6 +16,7 @@
 #include "common/message.h"
 #include "common/version.h"
 #include "driver/bundle.h"
+#include "driver/host_files.h"
 #include "driver/llvm_release.h"
 #include "driver/options.h"
 #include "driver/phases.h"
@@ -206,6 +207,9 @@ static enum ol_err commit_output(struct ol_link *l)
 
 	if (!l->out_open)
 		return OL_OK;
+	/* the dependency file and map, naming the output, then the output */
+	if (ol_deliver_host_files(l, false))
+		return OL_E_IO;
 	ol_diag_clear(&d);
 	l->out_open = false;
 	if (ol_out_commit(&l->out, false, &d)) {
@@ -335,6 +339,7 @@ static void link_free(struct ol_link *l)
 	}
 	if (l->out_open)
 		ol_out_abort(&l->out);
+	free(l->host_files);
 	free(l->wrappers);
 	free(l->groups);
 	free(l->images);

@@ -452,6 +452,11 @@ static void remove_tree_at(int parent, const char *name)
 	closedir(dir);
 }
 
+void ol_remove_tree(const char *path)
+{
+	remove_tree_at(AT_FDCWD, path);
+}
+
 void ol_cleanup_run(void)
 {
 	sigset_t old;

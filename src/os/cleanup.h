@@ -27,6 +27,9 @@ void ol_cleanup_restore_signals(const sigset_t *old);
 /* Track a running child, which is sent the signal that stops offlink. */
 enum ol_err ol_cleanup_add_child(pid_t pid);
 void ol_cleanup_forget_child(pid_t pid);
+/* Remove path now and, for a directory, everything in it (never
+ * following a link). */
+void ol_remove_tree(const char *path);
 /* Remove every tracked file and directory now (reverse order). */
 void ol_cleanup_run(void);
 /* Watch a mapping of the file at path (os/mapfile.c): if the file shrinks

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,6 +37,50 @@ static char *temp_template(const char *dest)
 	return t;
 }
 
+/* Fill the trailing "XXXXXX" of t with random letters and digits. */
+static void randomize(char *t)
+{
+	static const char alnum[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	size_t n = strlen(t);
+	unsigned char r[6];
+	static unsigned counter;
+
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		for (size_t i = 0; i < sizeof(r); i++) /* no entropy yet: mkstemp's retry covers it */
+			r[i] = (unsigned char)((unsigned)getpid() * 31u + counter++ * 7u + i);
+	for (size_t i = 0; i < 6; i++)
+		t[n - 6 + i] = alnum[r[i] % (sizeof(alnum) - 1)];
+}
+
+/* Create t (ending in "XXXXXX") as a new file (open fd returned) or
+ * directory (0 returned), under a random name that is in the cleanup
+ * registry -- and so known to the link's watchdog -- before it exists:
+ * a SIGKILL at any moment leaves nothing the watchdog does not know of.
+ * -1 with errno on failure. */
+static int create_unique(char *t, bool dir)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		int fd, err;
+
+		randomize(t);
+		if (dir ? ol_cleanup_add_dir(t) : ol_cleanup_add_file(t)) {
+			errno = ENOMEM;
+			return -1;
+		}
+		fd = dir ? mkdir(t, 0700) : open(t, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		err = errno;
+		ol_cleanup_forget(t);
+		errno = err;
+		if (err != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 static bool is_special(const char *dest)
 {
 	struct stat st;
@@ -47,6 +93,8 @@ static enum ol_err out_init(struct ol_outfile *o, const char *dest,
 {
 	o->fd = -1;
 	o->tmp = NULL;
+	o->dir = NULL;
+	o->token[0] = '\0';
 	o->dest = strdup(dest);
 	if (!o->dest)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
@@ -67,13 +115,9 @@ enum ol_err ol_out_open(struct ol_outfile *o, const char *dest,
 	o->tmp = temp_template(dest);
 	if (!o->tmp)
 		goto fail_nomem;
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	o->fd = create_unique(o->tmp, false);
 	if (o->fd < 0)
 		goto fail_errno;
-	if (ol_cleanup_add_file(o->tmp)) {
-		unlink(o->tmp);
-		goto fail_nomem;
-	}
 	return OL_OK;
 fail_errno:
 	ol_diag_errno(d, errno, "cannot create output", dest);
@@ -97,6 +141,72 @@ enum ol_err ol_out_reserve(struct ol_outfile *o, const char *dest,
 		unlink(o->tmp);
 	}
 	return OL_OK;
+}
+
+enum ol_err ol_out_reserve_dir(struct ol_outfile *o, const char *dest,
+			       struct ol_diag *d)
+{
+	const char *slash = strrchr(dest, '/');
+	int dirlen = slash ? (int)(slash - dest + 1) : 0;
+
+	if (out_init(o, dest, d))
+		return d->code;
+	if (is_special(dest))
+		return OL_OK; /* /dev/null: written directly */
+	if (asprintf(&o->dir, "%.*s.offlink-XXXXXX", dirlen, dest) < 0) {
+		o->dir = NULL;
+		ol_out_abort(o);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	if (create_unique(o->dir, true) < 0) {
+		ol_diag_errno(d, errno, "cannot create a directory beside the output", dest);
+		free(o->dir);
+		o->dir = NULL;
+		ol_out_abort(o);
+		return d->code;
+	}
+	snprintf(o->token, sizeof(o->token), "%s/", o->dir + dirlen);
+	if (asprintf(&o->tmp, "%s/%s", o->dir, dest + dirlen) < 0) {
+		o->tmp = NULL;
+		ol_out_abort(o);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	return OL_OK;
+}
+
+const char *ol_out_dir_token(const struct ol_outfile *o)
+{
+	return o->token[0] ? o->token : NULL;
+}
+
+/* What the subprocess wrote beside its output in the private directory
+ * (a map named after it, lld's <output>.time-trace) goes beside dest, as
+ * it would have had it written dest itself; the output itself last. */
+static enum ol_err commit_dir(struct ol_outfile *o, struct ol_diag *d)
+{
+	size_t dirlen = strlen(o->dest) - strlen(o->tmp + strlen(o->dir) + 1);
+	DIR *dir = opendir(o->dir);
+	struct dirent *e;
+	enum ol_err rc = OL_OK;
+
+	if (!dir)
+		return ol_diag_errno(d, errno, "cannot write output", o->dest);
+	while (!rc && (e = readdir(dir))) {
+		char *to = NULL;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    strcmp(e->d_name, o->tmp + strlen(o->dir) + 1) == 0)
+			continue;
+		if (asprintf(&to, "%.*s%s", (int)dirlen, o->dest, e->d_name) < 0)
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		else if (renameat(dirfd(dir), e->d_name, AT_FDCWD, to) < 0)
+			rc = ol_diag_errno(d, errno, "cannot move the host linker's file into place", to);
+		free(to);
+	}
+	closedir(dir);
+	if (!rc && rename(o->tmp, o->dest) < 0)
+		rc = ol_diag_errno(d, errno, "cannot write output", o->dest);
+	return rc;
 }
 
 enum ol_err ol_out_write(struct ol_outfile *o, const void *buf, size_t len,
@@ -131,7 +241,16 @@ enum ol_err ol_out_commit(struct ol_outfile *o, bool executable,
 		}
 		o->fd = -1;
 	}
-	if (o->tmp) {
+	if (o->dir) {
+		if (commit_dir(o, d)) {
+			ol_out_abort(o);
+			return d->code;
+		}
+		rmdir(o->dir);
+		ol_cleanup_forget(o->dir);
+		free(o->dir);
+		o->dir = NULL;
+	} else if (o->tmp) {
 		if (rename(o->tmp, o->dest) < 0)
 			goto fail;
 		ol_cleanup_forget(o->tmp);
@@ -151,7 +270,12 @@ void ol_out_abort(struct ol_outfile *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
-	if (o->tmp) {
+	if (o->dir) {
+		ol_remove_tree(o->dir);
+		ol_cleanup_forget(o->dir);
+		free(o->dir);
+		o->dir = NULL;
+	} else if (o->tmp) {
 		unlink(o->tmp);
 		ol_cleanup_forget(o->tmp);
 	}
