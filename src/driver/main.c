@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/env.h"
 #include "common/escape.h"
 #include "common/grow.h"
 #include "common/message.h"
@@ -119,22 +120,32 @@ static void set_defaults(struct ol_link *l, char *argv0)
 	l->output_arg = -1;
 }
 
-/* OFFLINK_VERBOSE=1, OFFLINK_DRY_RUN=1: set, not empty, not 0. */
-static bool env_on(const char *name)
+/* OFFLINK_VERBOSE, OFFLINK_DRY_RUN: booleans (common/env.h); "no" is no,
+ * and a value that is neither is an error, not a guess. */
+static enum ol_err env_switch(struct ol_link *l, const char *name, bool *opt)
 {
-	const char *v = getenv(name);
+	struct ol_diag d;
+	bool on;
 
-	return v && *v && strcmp(v, "0") != 0;
+	ol_diag_clear(&d);
+	if (ol_env_bool(name, false, &on, &d)) {
+		ol_link_error(l, &d);
+		return d.code;
+	}
+	*opt |= on;
+	return OL_OK;
 }
 
 static enum ol_err finish_options(struct ol_link *l)
 {
 	/* For a whole build: offlink reads these, no other tool does, so
-	 * they can be set where a flag would reach every link (and gcc's). */
-	if (env_on("OFFLINK_VERBOSE"))
-		l->opt.verbose = true;
-	if (env_on("OFFLINK_DRY_RUN"))
-		l->opt.dry_run = true;
+	 * they can be set where a flag would reach every link (and gcc's);
+	 * both are checked, so both mistakes are reported at once. */
+	enum ol_err bad = env_switch(l, "OFFLINK_VERBOSE", &l->opt.verbose);
+
+	bad |= env_switch(l, "OFFLINK_DRY_RUN", &l->opt.dry_run);
+	if (bad)
+		return OL_E_USAGE;
 	if (!l->opt.host_triple)
 		l->opt.host_triple = strdup(OFFLINK_DEFAULT_HOST_TRIPLE);
 	if (!l->opt.opt_level)
