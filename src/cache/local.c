@@ -263,17 +263,22 @@ enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint
 	if ((sub = shard(s, name[0], true)) < 0)
 		return ol_diag_set(d, OL_E_IO, NULL, "%s/%c: cannot create or use it", s->dir, name[0]);
 	temp_name(tmp);
-	fd = openat(sub, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-		    s->shared ? 0644 : 0600);
-	if (fd < 0) {
-		close(sub);
-		return ol_diag_errno(d, errno, "cannot write in the cache directory", s->dir);
-	}
-	/* A killed link leaves no temporary in the store. */
+	/* A killed link leaves no temporary in the store: registered (and
+	 * told to the watchdog) before it exists. */
 	if (asprintf(&path, "%s/%c/%s", s->dir, name[0], tmp) < 0)
 		path = NULL;
 	if (path)
 		ol_cleanup_add_file(path);
+	fd = openat(sub, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    s->shared ? 0644 : 0600);
+	if (fd < 0) {
+		enum ol_err rc = ol_diag_errno(d, errno, "cannot write in the cache directory", s->dir);
+
+		close(sub);
+		ol_cleanup_forget(path ? path : "");
+		free(path);
+		return rc;
+	}
 	ol_entry_header(header, type, key, value, n, s->secret);
 	ok = write_all(fd, header, sizeof(header)) && write_all(fd, value, n);
 	ok = close(fd) == 0 && ok && renameat(sub, tmp, sub, name) == 0;

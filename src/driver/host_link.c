@@ -62,7 +62,7 @@ enum ol_err ol_run_host_linker(struct ol_link *l)
 	if (ol_plan_host_files(l))
 		return OL_E_NOMEM;
 	if (!l->opt.dry_run) {
-		if (ol_out_reserve_dir(&l->out, l->output, &d)) {
+		if (ol_out_reserve(&l->out, l->output, &d)) {
 			ol_link_error(l, &d);
 			return d.code;
 		}

@@ -227,7 +227,7 @@ struct ol_link {
 	char *cache_base_dir;        /* the cache's base directory, or NULL */
 	char *cwd;                   /* the working directory, for the cache */
 	char *tmpdir;                /* private temp directory, or <output>.offlink-temps */
-	int watchdog_fd;             /* tells the watchdog the link is done, or -1 */
+	int watchdog_fd;             /* the watchdog's socket (the cleanup registry's), or -1 */
 	struct ol_input *inputs;
 	size_t ninputs;
 	struct ob_binary *binaries;  /* decoded, owned */

@@ -157,24 +157,42 @@ static enum ol_err finish_options(struct ol_link *l)
 	return l->opt.host_triple && l->opt.opt_level ? OL_OK : OL_E_NOMEM;
 }
 
+/* The link's watchdog, before the link makes anything: from here on
+ * everything it makes -- its temporary directory, the output's private
+ * directory, the outputs' and the device-link cache's temporaries -- is
+ * known to the watchdog before it exists (os/cleanup.c), and removed by it
+ * if offlink is SIGKILLed. */
+static void start_watchdog(struct ol_link *l)
+{
+	if (l->opt.dry_run)
+		return;
+	if ((l->watchdog_fd = ol_spawn_watchdog()) >= 0)
+		ol_cleanup_attach_watchdog(l->watchdog_fd);
+}
+
 /* All intermediate files in one directory of this link's own, made by
- * mkdtemp (a new directory, never one that exists, never through a
- * link planted there): in $TMPDIR, removed on every exit; or, with
- * --save-temps, beside the output as "<output>.offlink-temps.XXXXXX",
- * kept.  Two links to one output never share it. */
+ * mkdir under a random name (a new directory, never one that exists,
+ * never through a link planted there): in $TMPDIR, removed on every exit;
+ * or, with --save-temps, beside the output as
+ * "<output>.offlink-temps.XXXXXX", kept.  Two links to one output never
+ * share it. */
 static enum ol_err make_temp_dir(struct ol_link *l)
 {
 	const char *base = getenv("TMPDIR");
 	char *dir = l->opt.save_temps
 		? ol_arena_printf(&l->arena, "%s.offlink-temps.XXXXXX", l->output)
 		: ol_arena_printf(&l->arena, "%s/offlink-XXXXXX", base && *base ? base : "/tmp");
+	int made;
 
 	if (l->opt.dry_run) {
 		l->tmpdir = dir; /* printed as a template, never created */
 		return dir ? OL_OK : OL_E_NOMEM;
 	}
-	if (!dir || !mkdtemp(dir)) {
-		int err = dir ? errno : ENOMEM;
+	/* kept under --save-temps: made as any directory, unregistered */
+	made = !dir ? (errno = ENOMEM, -1)
+		: l->opt.save_temps ? (mkdtemp(dir) ? 0 : -1) : ol_cleanup_create(dir, true);
+	if (made < 0) {
+		int err = errno;
 		char *where = l->opt.save_temps ? ol_arena_printf(&l->arena, "beside %s", l->output)
 			: ol_arena_printf(&l->arena, "in %s", base && *base ? base : "/tmp");
 
@@ -187,11 +205,7 @@ static enum ol_err make_temp_dir(struct ol_link *l)
 	if (l->opt.verbose)
 		ol_message("offlink", NULL, "temporary files %s %s",
 			   l->opt.save_temps ? "kept in" : "in", dir);
-	if (l->opt.save_temps)
-		return OL_OK;
-	/* removed if offlink dies by SIGKILL, which no handler sees */
-	l->watchdog_fd = ol_spawn_watchdog(dir);
-	return ol_cleanup_add_dir(dir);
+	return OL_OK;
 }
 
 #define PHASE(l, fn)                                                       \
@@ -459,6 +473,9 @@ static int run(struct ol_link *l, int argc, char **argv)
 		free(compat);
 		return EXIT_USAGE;
 	}
+	if ((rc = finish_options(l)))
+		return exit_status(l, rc);
+	start_watchdog(l);
 	if (l->opt.time_trace && ol_out_open(&trace, l->opt.time_trace, &d)) {
 		ol_diag_prefix(&d, "--wrapper-time-trace");
 		ol_link_error(l, &d);
@@ -468,9 +485,7 @@ static int run(struct ol_link *l, int argc, char **argv)
 		l->run.child_done = record_child;
 		l->run.child_ctx = l;
 	}
-	rc = finish_options(l);
-	if (!rc)
-		rc = link_program(l);
+	rc = link_program(l);
 	if (l->opt.time_trace && write_time_trace(l, &trace) && !rc)
 		rc = OL_E_IO;
 	return exit_status(l, rc);
@@ -494,7 +509,7 @@ int main(int argc, char **argv)
 	status = run(&link, argc, argv);
 	link_free(&link);
 	ol_cleanup_run();
-	ol_spawn_watchdog_done(link.watchdog_fd);
+	ol_cleanup_watchdog_done();
 	free(guard);
 	return status;
 }

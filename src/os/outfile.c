@@ -8,7 +8,6 @@
 #include <linux/fs.h>
 #include <dirent.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,50 +34,6 @@ static char *temp_template(const char *dest)
 	if (asprintf(&t, "%.*s.%s.offlink-XXXXXX", dirlen, dest, base) < 0)
 		return NULL;
 	return t;
-}
-
-/* Fill the trailing "XXXXXX" of t with random letters and digits. */
-static void randomize(char *t)
-{
-	static const char alnum[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	size_t n = strlen(t);
-	unsigned char r[6];
-	static unsigned counter;
-
-	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
-		for (size_t i = 0; i < sizeof(r); i++) /* no entropy yet: mkstemp's retry covers it */
-			r[i] = (unsigned char)((unsigned)getpid() * 31u + counter++ * 7u + i);
-	for (size_t i = 0; i < 6; i++)
-		t[n - 6 + i] = alnum[r[i] % (sizeof(alnum) - 1)];
-}
-
-/* Create t (ending in "XXXXXX") as a new file (open fd returned) or
- * directory (0 returned), under a random name that is in the cleanup
- * registry -- and so known to the link's watchdog -- before it exists:
- * a SIGKILL at any moment leaves nothing the watchdog does not know of.
- * -1 with errno on failure. */
-static int create_unique(char *t, bool dir)
-{
-	for (int tries = 0; tries < 100; tries++) {
-		int fd, err;
-
-		randomize(t);
-		if (dir ? ol_cleanup_add_dir(t) : ol_cleanup_add_file(t)) {
-			errno = ENOMEM;
-			return -1;
-		}
-		fd = dir ? mkdir(t, 0700) : open(t, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			return fd;
-		err = errno;
-		ol_cleanup_forget(t);
-		errno = err;
-		if (err != EEXIST)
-			return -1;
-	}
-	errno = EEXIST;
-	return -1;
 }
 
 static bool is_special(const char *dest)
@@ -115,7 +70,7 @@ enum ol_err ol_out_open(struct ol_outfile *o, const char *dest,
 	o->tmp = temp_template(dest);
 	if (!o->tmp)
 		goto fail_nomem;
-	o->fd = create_unique(o->tmp, false);
+	o->fd = ol_cleanup_create(o->tmp, false);
 	if (o->fd < 0)
 		goto fail_errno;
 	return OL_OK;
@@ -131,21 +86,6 @@ fail_nomem:
 enum ol_err ol_out_reserve(struct ol_outfile *o, const char *dest,
 			   struct ol_diag *d)
 {
-	/* Create the unique name, then remove the file so the subprocess
-	 * creates it with its own modes; the name stays registered. */
-	if (ol_out_open(o, dest, d))
-		return d->code;
-	if (o->tmp) {
-		close(o->fd);
-		o->fd = -1;
-		unlink(o->tmp);
-	}
-	return OL_OK;
-}
-
-enum ol_err ol_out_reserve_dir(struct ol_outfile *o, const char *dest,
-			       struct ol_diag *d)
-{
 	const char *slash = strrchr(dest, '/');
 	int dirlen = slash ? (int)(slash - dest + 1) : 0;
 
@@ -158,7 +98,7 @@ enum ol_err ol_out_reserve_dir(struct ol_outfile *o, const char *dest,
 		ol_out_abort(o);
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
-	if (create_unique(o->dir, true) < 0) {
+	if (ol_cleanup_create(o->dir, true) < 0) {
 		ol_diag_errno(d, errno, "cannot create a directory beside the output", dest);
 		free(o->dir);
 		o->dir = NULL;
