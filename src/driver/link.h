@@ -197,6 +197,9 @@ struct ol_options {
 	bool whole_program, clang_backend;
 	bool emit_fatbin_only;  /* LLVM 22: the CUDA/HIP container is the output */
 	int compression_level;  /* INT_MIN: not given */
+	/* --offload-entries: an entry no image for a target device defines
+	 * (entry_check.c) is a warning (the default), an error, or not looked for */
+	enum { ENTRIES_WARN, ENTRIES_ERROR, ENTRIES_OFF } offload_entries;
 	unsigned jobs;
 	struct ol_strvec mllvm, offload_opt, device_linker, device_compiler;
 	struct ol_strvec ptxas_args, bitcode_libraries, builtin_bitcode;

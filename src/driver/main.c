@@ -72,6 +72,9 @@ static const char help_text[] =
 	"  --cache-base-dir=<dir>   paths under <dir> enter keys relative to the\n"
 	"                           working directory, so checkouts share entries\n"
 	"  --cache-stats, --cache-clear  show or empty the device-link cache\n"
+	"  --offload-entries=warn|error|off  an offload entry (kernel, variable) that\n"
+	"                           the image a target device loads does not define:\n"
+	"                           a warning (default), an error, or not checked\n"
 	"  --registration=asm|c|auto  registration code as assembly (x86_64, aarch64\n"
 	"                           hosts; default where an assembler is found) or C\n"
 	"  --compress, --compression-level=<n>  compress HIP bundles\n"
@@ -266,6 +269,8 @@ static enum ol_err link_program(struct ol_link *l)
 	PHASE(l, show_plan);
 	/* link each group's images, in parallel */
 	PHASE(l, ol_run_device_links);
+	/* every kernel and variable on every device the program is built for */
+	PHASE(l, ol_check_offload_entries);
 	/* clang 22's HIP without -fgpu-rdc: the container is the output */
 	if (l->opt.emit_fatbin_only) {
 		PHASE(l, ol_emit_fatbin);
