@@ -284,10 +284,16 @@ enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint
 		return ol_diag_set(d, OL_E_IO, NULL, "%s/%c: cannot create or use it", s->dir, name[0]);
 	}
 	temp_name(tmp);
+	/* A killed link leaves no temporary in the store: registered (and
+	 * told to the watchdog) before it exists. */
+	if (asprintf(&path, "%s/%c/%s", s->dir, name[0], tmp) < 0)
+		path = NULL;
+	if (path)
+		ol_cleanup_add_file(path);
 	fd = openat(sub, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		    s->shared ? 0644 : 0600);
 	if (fd < 0) {
-		int err = errno;
+		enum ol_err rc = ol_diag_errno(d, errno, "cannot write in the cache directory", s->dir);
 		struct stat st;
 
 		if (fstat(sub, &st) == 0)
@@ -298,13 +304,10 @@ enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint
 				 s->dir, name[0], (unsigned long)st.st_uid, (unsigned)(st.st_mode & 07777),
 				 s->mode & 07777, s->dir, name[0]);
 		close(sub);
-		return ol_diag_errno(d, err, "cannot write in the cache directory", s->dir);
+		ol_cleanup_forget(path ? path : "");
+		free(path);
+		return rc;
 	}
-	/* A killed link leaves no temporary in the store. */
-	if (asprintf(&path, "%s/%c/%s", s->dir, name[0], tmp) < 0)
-		path = NULL;
-	if (path)
-		ol_cleanup_add_file(path);
 	ol_entry_header(header, type, key, value, n, s->secret);
 	ok = write_all(fd, header, sizeof(header)) && write_all(fd, value, n);
 	ok = close(fd) == 0 && ok && renameat(sub, tmp, sub, name) == 0;

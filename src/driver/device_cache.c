@@ -49,6 +49,7 @@
 #include "cache/probe_memo.h"
 #include "cache/program.h"
 #include "cache/toolargs.h"
+#include "common/env.h"
 #include "common/message.h"
 #include "common/response_file.h"
 #include "common/version.h"
@@ -82,6 +83,16 @@ static void warn_cache(void *ctx, const char *msg)
 	ol_link_warnf(ctx, "%s", msg);
 }
 
+/* A boolean switch (common/env.h); configure() refused a value that is
+ * not one before anything reads it here. */
+static bool env_on(const char *name)
+{
+	const char *v = getenv(name);
+	bool on = false;
+
+	return v && ol_parse_bool(v, &on) && on;
+}
+
 /* Where remembered digests go when the local store cannot hold them:
  * the user's own cache directory (cache/store.c checks that it is). */
 static const char *memo_dir(struct ol_link *l)
@@ -95,15 +106,28 @@ static const char *memo_dir(struct ol_link *l)
 	return NULL;
 }
 
+static enum ol_err check_switch(struct ol_link *l, const char *name)
+{
+	struct ol_diag d;
+	bool on;
+
+	ol_diag_clear(&d);
+	if (ol_env_bool(name, false, &on, &d))
+		ol_link_error(l, &d);
+	return d.code;
+}
+
 /* Where the stores are: options first, then the environment. */
 static enum ol_err configure(struct ol_link *l, struct ol_cache_config *c, struct ol_strvec *remotes)
 {
 	const char *env = getenv("OFFLINK_CACHE_DIR"), *size = getenv("OFFLINK_CACHE_SIZE");
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	const char *shared = getenv("OFFLINK_CACHE_SHARED"), *remote = getenv("OFFLINK_CACHE_REMOTE");
+	const char *remote = getenv("OFFLINK_CACHE_REMOTE");
 	const char *base = getenv("OFFLINK_CACHE_BASE_DIR");
 
 	memset(c, 0, sizeof(*c));
+	if (check_switch(l, "OFFLINK_CACHE_SHARED") | check_switch(l, "OFFLINK_CACHE_EXPLAIN"))
+		return OL_E_USAGE;
 	c->cap = l->opt.cache_size;
 	if (!c->cap && size && *size && ol_cache_parse_size(size, &c->cap)) {
 		ol_link_errorf(l, "OFFLINK_CACHE_SIZE=%s: expected a size such as 500M or 2G",
@@ -124,7 +148,7 @@ static enum ol_err configure(struct ol_link *l, struct ol_cache_config *c, struc
 		c->dir = ol_arena_printf(&l->arena, "%s/.cache/offlink", home);
 	if (c->dir && strcmp(c->dir, "off") == 0)
 		c->dir = NULL;
-	c->shared = l->opt.cache_shared || (shared && strcmp(shared, "1") == 0);
+	c->shared = l->opt.cache_shared || env_on("OFFLINK_CACHE_SHARED");
 	c->secret_file = l->opt.cache_secret_file ? l->opt.cache_secret_file
 						  : getenv("OFFLINK_CACHE_SECRET_FILE");
 	ol_strvec_extend(remotes, &l->opt.cache_remotes);
@@ -859,7 +883,7 @@ static void lookup_group(struct ol_link *l, struct ol_group *g)
 	size_t np = 0;
 	const struct ol_remote *remote = NULL;
 	uint8_t rkey[32];
-	bool want_explain = getenv("OFFLINK_CACHE_EXPLAIN") && *getenv("OFFLINK_CACHE_EXPLAIN");
+	bool want_explain = env_on("OFFLINK_CACHE_EXPLAIN");
 	struct ol_buf *ex = want_explain ? &explain : NULL;
 	enum ol_found found = OL_FOUND_NONE;
 	size_t rejected = l->cache.rejected;

@@ -408,7 +408,13 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 		ol_strvec_push(&c->argv, "-g");
 	ol_strvec_push(&c->argv, "-shared");
 	ol_strvec_push(&c->argv, "-Wl,-Bsymbolic");
-	ol_strvec_push(&c->argv, "-Wl,--no-undefined");
+	/* LLVM 16 added --no-undefined to CPU device links; 15's (`ld
+	 * -shared`) leaves undefined symbols to the loader, and its device
+	 * code relies on it: a threadprivate variable used in a task gets a
+	 * TLS wrapper in the device object that names the host's variable
+	 * (docs/compat.md, "CPU device link"). */
+	if (ol_llvm_at_least(l, 16))
+		ol_strvec_push(&c->argv, "-Wl,--no-undefined");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
 	push_inputs_archive(l, g, c);

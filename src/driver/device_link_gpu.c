@@ -447,6 +447,9 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_NOMEM;
 	}
 	c->tool = OL_TOOL_NVLINK;
+	/* (LLVM 15 runs nvlink itself and says -m64, nvlink's only mode) */
+	if (!ol_llvm_at_least(l, 16))
+		ol_strvec_push(&c->argv, "-m64");
 	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
 	if (f.debug)
 		ol_strvec_push(&c->argv, "-g");
@@ -503,6 +506,10 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 	if (l->opt.embed_bitcode)
 		ol_strvec_push(&c->argv, "--lto-emit-llvm");
 	ol_strvec_push(&c->argv, "--no-undefined");
+	/* LLVM 15's wrapper has lld's LTO internalize every symbol but the
+	 * kernels; 16 and later do not ask it. */
+	if (!ol_llvm_at_least(l, 16))
+		ol_strvec_push(&c->argv, "-plugin-opt=-amdgpu-internalize-symbols");
 	ol_strvec_pushf(&c->argv, "-plugin-opt=mcpu=%s", tid.processor);
 	for (unsigned i = 0; i < tid.nfeatures; i++)
 		ol_buf_printf(&attrs, "%s%c%s", i ? "," : "", tid.features[i].sign,

@@ -1,8 +1,12 @@
 /* run_host_linker: the original command line, in order, with the wrapper
  * objects right after "-o <output>" (as LLVM places them: before crt1.o,
- * inside a --start-group that holds -o) and the output written under a
- * temporary name.  The linker's exit status is passed through. */
+ * inside a --start-group that holds -o) and the output written in a
+ * private directory beside it, under its own base name (os/outfile.c),
+ * the files that name the output redirected (host_files.c).  The linker's
+ * exit status is passed through. */
 #include "driver/phases.h"
+
+#include "driver/host_files.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +37,9 @@ static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
 				ol_strvec_push(&c->argv, l->wrappers[k].object_path);
 		if (consumed(l, i))
 			continue;
-		if ((long)i == l->output_arg)
+		if (ol_host_file_arg(l, i))
+			ol_strvec_push(&c->argv, ol_host_file_arg(l, i));
+		else if ((long)i == l->output_arg)
 			ol_strvec_pushf(&c->argv, "%.*s%s", (int)l->output_prefix, a,
 					out_path);
 		else
@@ -53,6 +59,8 @@ enum ol_err ol_run_host_linker(struct ol_link *l)
 	enum ol_err rc;
 
 	ol_diag_clear(&d);
+	if (ol_plan_host_files(l))
+		return OL_E_NOMEM;
 	if (!l->opt.dry_run) {
 		if (ol_out_reserve(&l->out, l->output, &d)) {
 			ol_link_error(l, &d);
@@ -70,5 +78,8 @@ enum ol_err ol_run_host_linker(struct ol_link *l)
 			l->exit_status = WEXITSTATUS(status);
 	}
 	ol_cmd_free(&c);
+	/* -M, -Map=-: the map goes where the linker would have printed it */
+	if (ol_deliver_host_files(l, true) && !rc)
+		rc = OL_E_IO;
 	return rc;
 }

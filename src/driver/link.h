@@ -194,6 +194,15 @@ struct ol_wrapper {
 				      * starting with .L, its own local prefix */
 };
 
+/* A file the host linker writes that names its output (host_files.c). */
+struct ol_host_file {
+	enum { HOST_DEPFILE, HOST_MAP } kind;
+	long arg;                    /* index in host_args of the argument replaced */
+	const char *replacement;     /* ... by this, naming tmp */
+	const char *dest;            /* where the user wants it, or NULL: stdout */
+	const char *tmp;             /* where the linker writes it */
+};
+
 struct ol_options {
 	char *linker_path;
 	char *host_triple;
@@ -217,6 +226,9 @@ struct ol_options {
 	bool whole_program, clang_backend;
 	bool emit_fatbin_only;  /* LLVM 22: the CUDA/HIP container is the output */
 	int compression_level;  /* INT_MIN: not given */
+	/* --offload-entries: an entry no image for a target device defines
+	 * (entry_check.c) is a warning (the default), an error, or not looked for */
+	enum { ENTRIES_WARN, ENTRIES_ERROR, ENTRIES_OFF } offload_entries;
 	unsigned jobs;
 	struct ol_strvec mllvm, offload_opt, device_linker, device_compiler;
 	struct ol_strvec ptxas_args, bitcode_libraries, builtin_bitcode;
@@ -254,7 +266,7 @@ struct ol_link {
 	char *probe_lib;             /* offlink-probe.so, or NULL */
 	bool cache_stored;           /* the groups' stores are done */
 	char *tmpdir;                /* private temp directory, or <output>.offlink-temps */
-	int watchdog_fd;             /* tells the watchdog the link is done, or -1 */
+	int watchdog_fd;             /* the watchdog's socket (the cleanup registry's), or -1 */
 	struct ol_input *inputs;
 	size_t ninputs;
 	struct ob_binary *binaries;  /* decoded, owned */
@@ -274,6 +286,8 @@ struct ol_link {
 	bool new_entries;            /* inputs use LLVM >= 20's llvm_offload_entries */
 	struct ol_outfile out;       /* the output, under its temporary name */
 	bool out_open;
+	struct ol_host_file *host_files; /* the linker's files that name the output */
+	size_t nhost_files, caphost_files;
 	int exit_status;             /* the host linker's, passed through */
 	/* collected errors (phases report every problem, then stop) */
 	size_t nerrors;

@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "common/env.h"
 #include "format/bitcode_symtab.h"
 #include "os/findprog.h"
 #include "os/llvm_install.h"
@@ -72,14 +74,30 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* --llvm=<N|dir> or $OFFLINK_LLVM=<N|dir>. */
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* --llvm=<N|dir> or $OFFLINK_LLVM=<N|dir>: a release number (digits only,
+ * 1-999: "19abc" is not 19, nor 99999999999999999999 a release that
+ * wraps), or an existing directory. */
 static enum ol_err explicit_release(struct ol_link *l, const char *value, const char *source)
 {
 	struct ol_llvm *r = &l->llvm;
 	char searched[512] = "";
+	unsigned long n;
 
+	if (all_digits(value) ? !ol_parse_uint(value, 1, 999, &n) : !is_dir(value)) {
+		ol_link_errorf(l, "%s=%s: expected an LLVM release number such as 16, 19 or 22, "
+				  "or the bin directory of an LLVM installation",
+			       source, ol_link_quote(l, value));
+		return OL_E_USAGE;
+	}
 	if (all_digits(value)) {
-		r->major = (unsigned)strtoul(value, NULL, 10);
+		r->major = (unsigned)n;
 		r->bin = ol_llvm_find_release(r->major, searched, sizeof(searched));
 	} else {
 		r->major = ol_llvm_major_of_bin(value);
@@ -139,11 +157,11 @@ enum ol_err ol_choose_llvm(struct ol_link *l)
 {
 	const char *env = getenv("OFFLINK_LLVM");
 
-	if (l->opt.llvm)
-		explicit_release(l, l->opt.llvm, "--llvm");
-	else if (env && *env)
-		explicit_release(l, env, "OFFLINK_LLVM");
-	else
+	if (l->opt.llvm && explicit_release(l, l->opt.llvm, "--llvm"))
+		return OL_E_USAGE;
+	if (!l->opt.llvm && env && *env && explicit_release(l, env, "OFFLINK_LLVM"))
+		return OL_E_USAGE;
+	if (!l->opt.llvm && !(env && *env))
 		implicit_release(l);
 	if (l->llvm.bin || !any_taken(l) || l->opt.dry_run)
 		return OL_OK;

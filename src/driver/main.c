@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/env.h"
 #include "common/escape.h"
 #include "common/grow.h"
 #include "common/message.h"
 #include "common/version.h"
 #include "driver/bundle.h"
+#include "driver/host_files.h"
 #include "driver/llvm_release.h"
 #include "driver/options.h"
 #include "driver/phases.h"
@@ -70,6 +72,9 @@ static const char help_text[] =
 	"  --cache-base-dir=<dir>   paths under <dir> enter keys relative to the\n"
 	"                           working directory, so checkouts share entries\n"
 	"  --cache-stats, --cache-clear  show or empty the device-link cache\n"
+	"  --offload-entries=warn|error|off  an offload entry (kernel, variable) that\n"
+	"                           the image a target device loads does not define:\n"
+	"                           a warning (default), an error, or not checked\n"
 	"  --registration=asm|c|auto  registration code as assembly (x86_64, aarch64\n"
 	"                           hosts; default where an assembler is found) or C\n"
 	"  --compress, --compression-level=<n>  compress HIP bundles\n"
@@ -118,22 +123,32 @@ static void set_defaults(struct ol_link *l, char *argv0)
 	l->output_arg = -1;
 }
 
-/* OFFLINK_VERBOSE=1, OFFLINK_DRY_RUN=1: set, not empty, not 0. */
-static bool env_on(const char *name)
+/* OFFLINK_VERBOSE, OFFLINK_DRY_RUN: booleans (common/env.h); "no" is no,
+ * and a value that is neither is an error, not a guess. */
+static enum ol_err env_switch(struct ol_link *l, const char *name, bool *opt)
 {
-	const char *v = getenv(name);
+	struct ol_diag d;
+	bool on;
 
-	return v && *v && strcmp(v, "0") != 0;
+	ol_diag_clear(&d);
+	if (ol_env_bool(name, false, &on, &d)) {
+		ol_link_error(l, &d);
+		return d.code;
+	}
+	*opt |= on;
+	return OL_OK;
 }
 
 static enum ol_err finish_options(struct ol_link *l)
 {
 	/* For a whole build: offlink reads these, no other tool does, so
-	 * they can be set where a flag would reach every link (and gcc's). */
-	if (env_on("OFFLINK_VERBOSE"))
-		l->opt.verbose = true;
-	if (env_on("OFFLINK_DRY_RUN"))
-		l->opt.dry_run = true;
+	 * they can be set where a flag would reach every link (and gcc's);
+	 * both are checked, so both mistakes are reported at once. */
+	enum ol_err bad = env_switch(l, "OFFLINK_VERBOSE", &l->opt.verbose);
+
+	bad |= env_switch(l, "OFFLINK_DRY_RUN", &l->opt.dry_run);
+	if (bad)
+		return OL_E_USAGE;
 	if (!l->opt.host_triple)
 		l->opt.host_triple = strdup(OFFLINK_DEFAULT_HOST_TRIPLE);
 	if (!l->opt.opt_level)
@@ -145,24 +160,42 @@ static enum ol_err finish_options(struct ol_link *l)
 	return l->opt.host_triple && l->opt.opt_level ? OL_OK : OL_E_NOMEM;
 }
 
+/* The link's watchdog, before the link makes anything: from here on
+ * everything it makes -- its temporary directory, the output's private
+ * directory, the outputs' and the device-link cache's temporaries -- is
+ * known to the watchdog before it exists (os/cleanup.c), and removed by it
+ * if offlink is SIGKILLed. */
+static void start_watchdog(struct ol_link *l)
+{
+	if (l->opt.dry_run)
+		return;
+	if ((l->watchdog_fd = ol_spawn_watchdog()) >= 0)
+		ol_cleanup_attach_watchdog(l->watchdog_fd);
+}
+
 /* All intermediate files in one directory of this link's own, made by
- * mkdtemp (a new directory, never one that exists, never through a
- * link planted there): in $TMPDIR, removed on every exit; or, with
- * --save-temps, beside the output as "<output>.offlink-temps.XXXXXX",
- * kept.  Two links to one output never share it. */
+ * mkdir under a random name (a new directory, never one that exists,
+ * never through a link planted there): in $TMPDIR, removed on every exit;
+ * or, with --save-temps, beside the output as
+ * "<output>.offlink-temps.XXXXXX", kept.  Two links to one output never
+ * share it. */
 static enum ol_err make_temp_dir(struct ol_link *l)
 {
 	const char *base = getenv("TMPDIR");
 	char *dir = l->opt.save_temps
 		? ol_arena_printf(&l->arena, "%s.offlink-temps.XXXXXX", l->output)
 		: ol_arena_printf(&l->arena, "%s/offlink-XXXXXX", base && *base ? base : "/tmp");
+	int made;
 
 	if (l->opt.dry_run) {
 		l->tmpdir = dir; /* printed as a template, never created */
 		return dir ? OL_OK : OL_E_NOMEM;
 	}
-	if (!dir || !mkdtemp(dir)) {
-		int err = dir ? errno : ENOMEM;
+	/* kept under --save-temps: made as any directory, unregistered */
+	made = !dir ? (errno = ENOMEM, -1)
+		: l->opt.save_temps ? (mkdtemp(dir) ? 0 : -1) : ol_cleanup_create(dir, true);
+	if (made < 0) {
+		int err = errno;
 		char *where = l->opt.save_temps ? ol_arena_printf(&l->arena, "beside %s", l->output)
 			: ol_arena_printf(&l->arena, "in %s", base && *base ? base : "/tmp");
 
@@ -175,11 +208,7 @@ static enum ol_err make_temp_dir(struct ol_link *l)
 	if (l->opt.verbose)
 		ol_message("offlink", NULL, "temporary files %s %s",
 			   l->opt.save_temps ? "kept in" : "in", dir);
-	if (l->opt.save_temps)
-		return OL_OK;
-	/* removed if offlink dies by SIGKILL, which no handler sees */
-	l->watchdog_fd = ol_spawn_watchdog(dir);
-	return ol_cleanup_add_dir(dir);
+	return OL_OK;
 }
 
 #define PHASE(l, fn)                                                       \
@@ -206,6 +235,9 @@ static enum ol_err commit_output(struct ol_link *l)
 
 	if (!l->out_open)
 		return OL_OK;
+	/* the dependency file and map, naming the output, then the output */
+	if (ol_deliver_host_files(l, false))
+		return OL_E_IO;
 	ol_diag_clear(&d);
 	l->out_open = false;
 	if (ol_out_commit(&l->out, false, &d)) {
@@ -237,6 +269,8 @@ static enum ol_err link_program(struct ol_link *l)
 	PHASE(l, show_plan);
 	/* link each group's images, in parallel */
 	PHASE(l, ol_run_device_links);
+	/* every kernel and variable on every device the program is built for */
+	PHASE(l, ol_check_offload_entries);
 	/* clang 22's HIP without -fgpu-rdc: the container is the output */
 	if (l->opt.emit_fatbin_only) {
 		PHASE(l, ol_emit_fatbin);
@@ -348,6 +382,7 @@ static void link_free(struct ol_link *l)
 	}
 	if (l->out_open)
 		ol_out_abort(&l->out);
+	free(l->host_files);
 	free(l->wrappers);
 	free(l->groups);
 	free(l->images);
@@ -457,6 +492,9 @@ static int run(struct ol_link *l, int argc, char **argv)
 		free(compat);
 		return EXIT_USAGE;
 	}
+	if ((rc = finish_options(l)))
+		return exit_status(l, rc);
+	start_watchdog(l);
 	if (l->opt.time_trace && ol_out_open(&trace, l->opt.time_trace, &d)) {
 		ol_diag_prefix(&d, "--wrapper-time-trace");
 		ol_link_error(l, &d);
@@ -466,9 +504,7 @@ static int run(struct ol_link *l, int argc, char **argv)
 		l->run.child_done = record_child;
 		l->run.child_ctx = l;
 	}
-	rc = finish_options(l);
-	if (!rc)
-		rc = link_program(l);
+	rc = link_program(l);
 	if (l->opt.time_trace && write_time_trace(l, &trace) && !rc)
 		rc = OL_E_IO;
 	return exit_status(l, rc);
@@ -492,7 +528,7 @@ int main(int argc, char **argv)
 	status = run(&link, argc, argv);
 	link_free(&link);
 	ol_cleanup_run();
-	ol_spawn_watchdog_done(link.watchdog_fd);
+	ol_cleanup_watchdog_done();
 	free(guard);
 	return status;
 }

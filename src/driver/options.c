@@ -23,6 +23,7 @@ enum opt_id {
 	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN, O_PRINT_COMPAT,
 	O_REGISTRATION, O_CACHE_DIR, O_NO_CACHE, O_CACHE_SIZE, O_CACHE_SHARED,
 	O_CACHE_SECRET, O_CACHE_BASE, O_CACHE_REMOTE, O_CACHE_STATS, O_CACHE_CLEAR,
+	O_OFFLOAD_ENTRIES,
 };
 
 struct wrapper_opt {
@@ -78,6 +79,7 @@ static const struct wrapper_opt wrapper_opts[] = {
 	{ "cache-remote=", O_CACHE_REMOTE, true },
 	{ "cache-stats", O_CACHE_STATS, true },
 	{ "cache-clear", O_CACHE_CLEAR, true },
+	{ "offload-entries=", O_OFFLOAD_ENTRIES, true },
 	/* Per-group options LLVM synthesises internally; never meaningful
 	 * on the command line. */
 	{ "arch=", O_INTERNAL, false },
@@ -245,6 +247,17 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 			return ol_diag_set(d, OL_E_USAGE, "--registration",
 					   "'%s': expected asm, c or auto", v);
 		return set_string(&o->registration, v);
+	case O_OFFLOAD_ENTRIES:
+		if (strcmp(v, "warn") == 0)
+			o->offload_entries = ENTRIES_WARN;
+		else if (strcmp(v, "error") == 0)
+			o->offload_entries = ENTRIES_ERROR;
+		else if (strcmp(v, "off") == 0)
+			o->offload_entries = ENTRIES_OFF;
+		else
+			return ol_diag_set(d, OL_E_USAGE, "--offload-entries",
+					   "'%s': expected warn, error or off", v);
+		return OL_OK;
 	case O_COMPRESSION_LEVEL: {
 		char *end;
 		long n = strtol(v, &end, 10);

@@ -51,6 +51,9 @@ enum ol_err ol_cache_command(struct ol_link *l);
 /* Build, then run in parallel, each group's device link. */
 enum ol_err ol_plan_device_links(struct ol_link *l);
 enum ol_err ol_run_device_links(struct ol_link *l);
+/* Every offload entry of the host tables against the image the runtime
+ * loads on each device the program is built for (entry_check.c). */
+enum ol_err ol_check_offload_entries(struct ol_link *l);
 /* Bundle (CUDA fatbinary, HIP bundle), emit and compile the wrappers. */
 enum ol_err ol_plan_wrappers(struct ol_link *l);
 /* Put a wrapper's groups in the order the link's LLVM release registers

@@ -20,7 +20,15 @@
  * The output is LLVM IR text made of `module asm` lines: the same
  * assembly offlink assembles for a link (wrap/registration_asm.c), which
  * clang reads whatever release it is (IR text of no types at all is the
- * same in every dialect) and whatever the file is named. */
+ * same in every dialect) and whatever the file is named.
+ *
+ * The output holds the images' bytes, as LLVM's tools' outputs do: a
+ * module that named its images (.incbin "path") would embed whatever the
+ * path holds when clang compiles it -- an image changed or deleted since,
+ * or, for `-o X X`, the module's own text.  The bytes are read from each
+ * input through one descriptor opened once (the size registered is the
+ * size read) and written out as they are read, 1 MiB at a time, never
+ * held whole in memory.  An output that is one of the inputs is refused. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -155,53 +163,61 @@ static enum mode mode_of(const char *argv0)
 	return MODE_UNSET;
 }
 
-/* The assembly as LLVM IR: a triple and one `module asm` per line, each
- * byte that is not plain printable ASCII (and '"', '\') as \XX. */
-static enum ol_err to_ir(const struct options *o, const struct ol_buf *s, struct ol_buf *ir)
+/* An input: the file, opened once; its bytes go into the output from this
+ * descriptor, so what is registered is what was measured. */
+struct input {
+	int fd;
+	uint64_t size;
+	dev_t dev;
+	ino_t ino;
+	char token[48];   /* the path the generator's .incbin names it by */
+};
+
+static enum ol_err open_input(const char *path, struct input *in, struct ol_diag *d)
 {
-	enum ol_err rc = ol_buf_printf(ir, "; the registration of %zu device image%s, written by "
-					   "offlink-wrapper %s\ntarget triple = \"",
-				       o->images.n, o->images.n == 1 ? "" : "s", OFFLINK_VERSION);
-	const char *p = (const char *)s->data, *end = p + s->len;
+	struct stat st;
 
-	for (const char *t = o->triple; *t && !rc; t++)
-		rc = *t >= 0x20 && *t < 0x7f && *t != '"' && *t != '\\' ? ol_buf_append(ir, t, 1)
-			: ol_buf_printf(ir, "\\%02X", (unsigned char)*t);
-	rc = rc ? rc : ol_buf_puts(ir, "\"\n\n");
-	while (p < end && !rc) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *eol = nl ? nl : end;
-
-		rc = ol_buf_puts(ir, "module asm \"");
-		for (; p < eol && !rc; p++)
-			rc = *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\'
-				? ol_buf_append(ir, p, 1)
-				: ol_buf_printf(ir, "\\%02X", (unsigned char)*p);
-		rc = rc ? rc : ol_buf_puts(ir, "\"\n");
-		p = nl ? nl + 1 : end;
-	}
-	return rc;
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0)
+		return ol_diag_errno(d, errno, "cannot open", path);
+	if (fstat(in->fd, &st) < 0)
+		return ol_diag_errno(d, errno, "cannot read", path);
+	if (!S_ISREG(st.st_mode))
+		return ol_diag_set(d, OL_E_IO, NULL, "%s: not a regular file", path);
+	in->size = (uint64_t)st.st_size;
+	in->dev = st.st_dev;
+	in->ino = st.st_ino;
+	return OL_OK;
 }
 
 /* An input file's size, and (LLVM 22, OpenMP) where its image lies when
- * it is an offload binary: its first image, as LLVM's tool registers it. */
-static enum ol_err describe(const struct options *o, const char *path, struct wrap_image *img,
-			    struct ol_diag *d)
+ * it is an offload binary: its first image, as LLVM's tool registers it.
+ * The generator names the file by in->token, which the writer replaces
+ * with the file's bytes. */
+static enum ol_err describe(const struct options *o, size_t i, struct input *in,
+			    struct wrap_image *img, struct ol_diag *d)
 {
+	const char *path = o->images.v[i];
 	struct ol_map m = { 0 };
 	struct ob_binary b;
-	enum ol_err rc = ol_map_file(path, &m, d);
+	enum ol_err rc = open_input(path, in, d);
 
 	if (rc)
 		return rc;
-	img->path = path;
-	img->size = m.len;
+	snprintf(in->token, sizeof(in->token), "offlink-wrapper-input-%zu", i);
+	img->path = in->token;
+	img->size = in->size;
 	img->image_kind = OB_IMG_OBJECT;
 	img->origins = path;
 	img->triple = o->triple;
 	img->arch = "";
-	if (o->mode == MODE_LLVM22 && o->kind == KIND_OPENMP && m.len >= 4 &&
-	    !memcmp(m.data, "\x10\xff\x10\xad", 4)) {
+	if (!(o->mode == MODE_LLVM22 && o->kind == KIND_OPENMP))
+		return OL_OK;
+	if ((rc = ol_map_file(path, &m, d)))
+		return rc;
+	if (m.len != in->size)
+		rc = ol_diag_set(d, OL_E_IO, NULL, "%s: changed while offlink-wrapper read it", path);
+	else if (m.len >= 4 && !memcmp(m.data, "\x10\xff\x10\xad", 4)) {
 		ol_diag_clear(d);
 		if ((rc = ob_decode(m.data, m.len, &b, d)) == OL_OK) {
 			if (b.nentries && b.version == 1) {
@@ -220,15 +236,34 @@ static enum ol_err describe(const struct options *o, const char *path, struct wr
 	return rc;
 }
 
+/* -o X X: the module would replace the image it registers.  Compared by
+ * file (device and inode), so ./X, a link or another name of X count. */
+static enum ol_err output_is_input(const struct options *o, const struct input *in,
+				   struct ol_diag *d)
+{
+	struct stat st;
+
+	if (stat(o->output, &st) != 0)
+		return OL_OK;
+	for (size_t i = 0; i < o->images.n; i++)
+		if (in[i].fd >= 0 && in[i].dev == st.st_dev && in[i].ino == st.st_ino)
+			return ol_diag_set(d, OL_E_USAGE, NULL, "the output %s is the input %s: "
+					   "write the module to another file", o->output,
+					   o->images.v[i]);
+	return OL_OK;
+}
+
 static enum ol_err generate(const struct options *o, unsigned release, const struct asm_arch *a,
-			    struct ol_buf *s, struct ol_diag *d)
+			    struct input *in, struct ol_buf *s, struct ol_diag *d)
 {
 	struct wrap_image *imgs = calloc(o->images.n ? o->images.n : 1, sizeof(*imgs));
 	bool new_entries = release >= 20;
 	enum ol_err rc = imgs ? OL_OK : ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 
 	for (size_t i = 0; i < o->images.n && !rc; i++)
-		rc = describe(o, o->images.v[i], &imgs[i], d);
+		rc = describe(o, i, &in[i], &imgs[i], d);
+	if (!rc)
+		rc = output_is_input(o, in, d);
 	if (!rc && o->kind == KIND_OPENMP) {
 		struct wrap_openmp w = { o->output, imgs, o->images.n,
 					 new_entries ? "llvm_offload_entries" : "omp_offloading_entries",
@@ -236,7 +271,7 @@ static enum ol_err generate(const struct options *o, unsigned release, const str
 
 		rc = wrap_openmp_asm(&w, a, s, d);
 	} else if (!rc) {
-		struct wrap_cuda_hip w = { o->kind == KIND_HIP, o->output, o->images.v[0],
+		struct wrap_cuda_hip w = { o->kind == KIND_HIP, o->output, in[0].token,
 					   o->images.v[0], new_entries, NULL, 0 };
 
 		if (o->images.n != 1)
@@ -250,6 +285,181 @@ static enum ol_err generate(const struct options *o, unsigned release, const str
 	return rc;
 }
 
+/* ---- writing the module, streamed ---- */
+
+#define CHUNK (1u << 20)
+
+struct writer {
+	struct ol_outfile out;
+	struct ol_buf text;   /* IR not yet written; flushed at CHUNK */
+	struct ol_diag *d;
+};
+
+static enum ol_err flush(struct writer *w, bool all)
+{
+	if (!all && w->text.len < CHUNK)
+		return OL_OK;
+	if (ol_out_write(&w->out, w->text.data, w->text.len, w->d))
+		return w->d->code;
+	w->text.len = 0;
+	return OL_OK;
+}
+
+/* One line of assembly as `module asm "..."`: each byte that is not
+ * plain printable ASCII (and '"', '\') as \XX. */
+static enum ol_err asm_line(struct ol_buf *ir, const char *p, size_t n)
+{
+	enum ol_err rc = ol_buf_puts(ir, "module asm \"");
+
+	for (const char *end = p + n; p < end && !rc; p++)
+		rc = *p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\' ? ol_buf_append(ir, p, 1)
+			: ol_buf_printf(ir, "\\%02X", (unsigned char)*p);
+	return rc ? rc : ol_buf_puts(ir, "\"\n");
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int k = 7; k >= 0; k--)
+		v = v << 8 | p[k];
+	return v;
+}
+
+/* n bytes (a multiple of 64 but at the end) as assembly the module asm
+ * can hold without escapes: 64 bytes a line as eight little-endian .quad
+ * words (both hosts are little-endian), a zero word as "0", lines of
+ * zeros as one .zero, the tail as .byte. */
+static enum ol_err bytes_as_asm(struct ol_buf *ir, const uint8_t *p, size_t n, uint64_t *zeros)
+{
+	char line[256];
+	enum ol_err rc = OL_OK;
+
+	for (size_t i = 0; i < n && !rc; i += 64) {
+		size_t len = n - i < 64 ? n - i : 64, at = 0;
+		bool zero = true;
+
+		for (size_t k = 0; k < len && zero; k++)
+			zero = p[i + k] == 0;
+		if (zero) {
+			*zeros += len;
+			continue;
+		}
+		if (*zeros) {
+			snprintf(line, sizeof(line), "\t.zero %llu", (unsigned long long)*zeros);
+			rc = asm_line(ir, line, strlen(line));
+			*zeros = 0;
+		}
+		at += (size_t)snprintf(line, sizeof(line), len >= 8 ? "\t.quad " : "\t.byte ");
+		for (size_t k = 0; k + 8 <= len; k += 8) {
+			uint64_t v = le64(p + i + k);
+
+			at += (size_t)snprintf(line + at, sizeof(line) - at, v ? "%s0x%llx" : "%s0",
+					       k ? "," : "", (unsigned long long)v);
+		}
+		if (len % 8 && len >= 8) {
+			rc = rc ? rc : asm_line(ir, line, at);
+			at = (size_t)snprintf(line, sizeof(line), "\t.byte ");
+		}
+		for (size_t k = len - len % 8; k < len; k++)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, "%s%u",
+					       k > len - len % 8 ? "," : "", p[i + k]);
+		rc = rc ? rc : asm_line(ir, line, at);
+	}
+	return rc;
+}
+
+/* The file of input in, whole, in place of its .incbin: read with pread
+ * through one buffer, formatted, flushed. */
+static enum ol_err embed(struct writer *w, const struct input *in, const char *path)
+{
+	uint8_t *buf = malloc(CHUNK);
+	uint64_t done = 0, zeros = 0;
+	char tail[64];
+	enum ol_err rc = buf ? OL_OK : ol_diag_set(w->d, OL_E_NOMEM, NULL, NULL);
+
+	while (!rc && done < in->size) {
+		size_t want = in->size - done < CHUNK ? (size_t)(in->size - done) : CHUNK;
+		ssize_t n = pread(in->fd, buf, want, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = ol_diag_errno(w->d, errno, "cannot read", path);
+		else if (n == 0)
+			rc = ol_diag_set(w->d, OL_E_IO, NULL, "%s: shrank while offlink-wrapper read it "
+					 "(changed during the run?)", path);
+		else if (bytes_as_asm(&w->text, buf, (size_t)n, &zeros) || flush(w, false))
+			rc = w->d->code ? w->d->code : ol_diag_set(w->d, OL_E_NOMEM, NULL, NULL);
+		done += n > 0 ? (uint64_t)n : 0;
+	}
+	if (!rc && zeros) {
+		snprintf(tail, sizeof(tail), "\t.zero %llu", (unsigned long long)zeros);
+		if (asm_line(&w->text, tail, strlen(tail)))
+			rc = ol_diag_set(w->d, OL_E_NOMEM, NULL, NULL);
+	}
+	free(buf);
+	return rc;
+}
+
+/* The input whose token the line ".incbin \"<token>\"" names, or NULL. */
+static const struct input *incbin_of(const char *p, size_t n, const struct input *in, size_t nin)
+{
+	static const char dir[] = "\t.incbin \"";
+
+	if (n < sizeof(dir) || memcmp(p, dir, sizeof(dir) - 1) != 0 || p[n - 1] != '"')
+		return NULL;
+	for (size_t i = 0; i < nin; i++)
+		if (n - sizeof(dir) == strlen(in[i].token) &&
+		    !memcmp(p + sizeof(dir) - 1, in[i].token, n - sizeof(dir)))
+			return &in[i];
+	return NULL;
+}
+
+/* The module: a comment, the triple, the assembly line by line, each
+ * .incbin replaced by the bytes it names. */
+static enum ol_err write_module(const struct options *o, const struct ol_buf *s,
+				const struct input *in, struct writer *w)
+{
+	const char *p = (const char *)s->data, *end = p + s->len;
+	enum ol_err rc = ol_buf_printf(&w->text, "; the registration of %zu device image%s, "
+				       "written by offlink-wrapper %s\ntarget triple = \"",
+				       o->images.n, o->images.n == 1 ? "" : "s", OFFLINK_VERSION);
+
+	for (const char *t = o->triple; *t && !rc; t++)
+		rc = *t >= 0x20 && *t < 0x7f && *t != '"' && *t != '\\' ? ol_buf_append(&w->text, t, 1)
+			: ol_buf_printf(&w->text, "\\%02X", (unsigned char)*t);
+	rc = rc ? ol_diag_set(w->d, rc, NULL, NULL) : ol_buf_puts(&w->text, "\"\n\n");
+	while (p < end && !rc) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		const struct input *img = incbin_of(p, n, in, o->images.n);
+
+		if (img)
+			rc = embed(w, img, o->images.v[img - in]);
+		else if (asm_line(&w->text, p, n) || flush(w, false))
+			rc = w->d->code ? w->d->code : ol_diag_set(w->d, OL_E_NOMEM, NULL, NULL);
+		p = nl ? nl + 1 : end;
+	}
+	return rc ? rc : flush(w, true);
+}
+
+static enum ol_err write_output(const struct options *o, const struct ol_buf *s,
+				const struct input *in, struct ol_diag *d)
+{
+	struct writer w = { .d = d };
+
+	if (ol_out_open(&w.out, o->output, d))
+		return d->code;
+	if (write_module(o, s, in, &w)) {
+		ol_out_abort(&w.out);
+		ol_buf_free(&w.text);
+		return d->code;
+	}
+	ol_buf_free(&w.text);
+	return ol_out_commit(&w.out, false, d);
+}
+
 static int report(const struct ol_diag *d)
 {
 	ol_message_diag(tool, d);
@@ -258,7 +468,8 @@ static int report(const struct ol_diag *d)
 
 static int run(struct options *o)
 {
-	struct ol_buf s = { 0 }, ir = { 0 };
+	struct ol_buf s = { 0 };
+	struct input *in;
 	const struct asm_arch *a;
 	struct ol_diag d;
 	const char *bad;
@@ -287,11 +498,19 @@ static int run(struct options *o)
 					  "x86_64 and aarch64 hosts", o->triple);
 		return EXIT_ERROR;
 	}
-	if (generate(o, release, a, &s, &d) || to_ir(o, &s, &ir) ||
-	    ol_write_file_atomic(o->output, ir.data, ir.len, &d))
+	if (!(in = calloc(o->images.n, sizeof(*in)))) {
+		ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+		return report(&d);
+	}
+	for (size_t i = 0; i < o->images.n; i++)
+		in[i].fd = -1;
+	if (generate(o, release, a, in, &s, &d) || write_output(o, &s, in, &d))
 		status = report(&d);
+	for (size_t i = 0; i < o->images.n; i++)
+		if (in[i].fd >= 0)
+			close(in[i].fd);
+	free(in);
 	ol_buf_free(&s);
-	ol_buf_free(&ir);
 	return status;
 }
 

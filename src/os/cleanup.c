@@ -7,6 +7,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,6 +28,9 @@ static size_t npaths, cap_paths;
 static pid_t *children;
 static size_t nchildren, cap_children;
 static bool installed;
+/* The link's watchdog (os/guard.h), told of every path added and
+ * forgotten, or -1. */
+static int watchdog = -1;
 
 /* Mapped inputs, for the SIGBUS handler: where each lies and the message
  * to write if it faults, made beforehand (the handler cannot format). */
@@ -329,6 +335,60 @@ enum ol_err ol_cleanup_init(void)
 	return OL_OK;
 }
 
+/* One message to the watchdog: the type byte ('f' a file, 'D' a
+ * directory, '-' forget), then the path and its NUL.  Signals are blocked
+ * (the callers hold them).  A watchdog that is gone is not written to
+ * again; nothing else depends on it. */
+static void tell_watchdog(char type, const char *path)
+{
+	size_t n = strlen(path) + 1;
+	const char *parts[2] = { &type, path };
+	size_t lens[2] = { 1, n };
+
+	for (int k = 0; k < 2 && watchdog >= 0; k++) {
+		const char *p = parts[k];
+		size_t left = lens[k];
+
+		while (left > 0) {
+			ssize_t w = send(watchdog, p, left, MSG_NOSIGNAL);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				close(watchdog);
+				watchdog = -1;
+				break;
+			}
+			p += w;
+			left -= (size_t)w;
+		}
+	}
+}
+
+void ol_cleanup_attach_watchdog(int fd)
+{
+	sigset_t old;
+
+	block(&old);
+	watchdog = fd;
+	for (size_t i = 0; i < npaths; i++)
+		tell_watchdog(paths[i].dir ? 'D' : 'f', paths[i].path);
+	unblock(&old);
+}
+
+void ol_cleanup_watchdog_done(void)
+{
+	sigset_t old;
+
+	block(&old);
+	if (watchdog >= 0) {
+		(void)!send(watchdog, "d", 1, MSG_NOSIGNAL);
+		close(watchdog);
+	}
+	watchdog = -1;
+	unblock(&old);
+}
+
 static enum ol_err add(const char *path, bool dir)
 {
 	sigset_t old;
@@ -350,6 +410,7 @@ static enum ol_err add(const char *path, bool dir)
 		cap_paths = cap;
 	}
 	paths[npaths++] = (struct tracked){ copy, dir };
+	tell_watchdog(dir ? 'D' : 'f', copy);
 	copy = NULL;
 out:
 	unblock(&old);
@@ -374,6 +435,7 @@ void ol_cleanup_forget(const char *path)
 	block(&old);
 	for (size_t i = npaths; i-- > 0;) {
 		if (strcmp(paths[i].path, path) == 0) {
+			tell_watchdog('-', paths[i].path);
 			free(paths[i].path);
 			memmove(&paths[i], &paths[i + 1],
 				(npaths - i - 1) * sizeof(*paths));
@@ -382,6 +444,49 @@ void ol_cleanup_forget(const char *path)
 		}
 	}
 	unblock(&old);
+}
+
+/* Fill the trailing "XXXXXX" of t with random letters and digits. */
+static void randomize(char *t)
+{
+	static const char alnum[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static unsigned counter;
+	size_t n = strlen(t);
+	unsigned char r[6];
+
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		for (size_t i = 0; i < sizeof(r); i++) /* no entropy yet: EEXIST retries */
+			r[i] = (unsigned char)((unsigned)getpid() * 31u + counter++ * 7u + i);
+	for (size_t i = 0; i < 6; i++)
+		t[n - 6 + i] = alnum[r[i] % (sizeof(alnum) - 1)];
+}
+
+int ol_cleanup_create(char *t, bool dir)
+{
+	if (strlen(t) < 6 || strcmp(t + strlen(t) - 6, "XXXXXX") != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (int tries = 0; tries < 100; tries++) {
+		int fd, err;
+
+		randomize(t);
+		if (dir ? ol_cleanup_add_dir(t) : ol_cleanup_add_file(t)) {
+			errno = ENOMEM;
+			return -1;
+		}
+		fd = dir ? mkdir(t, 0700) : open(t, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		err = errno;
+		ol_cleanup_forget(t);
+		errno = err;
+		if (err != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
 }
 
 enum ol_err ol_cleanup_add_child(pid_t pid)
@@ -450,6 +555,11 @@ static void remove_tree_at(int parent, const char *name)
 			break;
 	}
 	closedir(dir);
+}
+
+void ol_remove_tree(const char *path)
+{
+	remove_tree_at(AT_FDCWD, path);
 }
 
 void ol_cleanup_run(void)

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -250,14 +251,111 @@ static bool remove_tree(int parent, const char *name)
 	return unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
 }
 
-void ol_guard_watch(int fd, const char *dir)
+/* What offlink told the watchdog it made (os/cleanup.c): paths, in the
+ * order made; a forgotten one removed from the list. */
+struct watched {
+	char **path;
+	bool *dir;
+	size_t n, cap;
+};
+
+static void watched_add(struct watched *w, const char *path, bool dir)
 {
-	char c = 0;
+	char *copy = strdup(path);
+
+	if (!copy)
+		return;
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		char **p = realloc(w->path, cap * sizeof(*p));
+		bool *d = p ? realloc(w->dir, cap * sizeof(*d)) : NULL;
+
+		if (p)
+			w->path = p;
+		if (!p || !d) {
+			free(copy);
+			return;
+		}
+		w->dir = d;
+		w->cap = cap;
+	}
+	w->path[w->n] = copy;
+	w->dir[w->n++] = dir;
+}
+
+static void watched_forget(struct watched *w, const char *path)
+{
+	for (size_t i = w->n; i-- > 0;) {
+		if (strcmp(w->path[i], path) == 0) {
+			free(w->path[i]);
+			memmove(&w->path[i], &w->path[i + 1], (w->n - i - 1) * sizeof(*w->path));
+			memmove(&w->dir[i], &w->dir[i + 1], (w->n - i - 1) * sizeof(*w->dir));
+			w->n--;
+			return;
+		}
+	}
+}
+
+/* Read messages until 'd' (true: offlink finished) or the end of the
+ * stream (false: offlink is gone without a word). */
+static bool read_messages(int fd, struct watched *w)
+{
+	static char buf[1 << 16];
+	char msg[8192];
+	size_t len = 0;
+	bool too_long = false;
 	ssize_t n;
+
+	for (;;) {
+		while ((n = read(fd, buf, sizeof(buf))) < 0 && errno == EINTR)
+			;
+		if (n <= 0)
+			return false;
+		for (ssize_t i = 0; i < n; i++) {
+			if (len == 0 && buf[i] == 'd')
+				return true;
+			if (buf[i] != '\0') {
+				if (len < sizeof(msg) - 1)
+					msg[len++] = buf[i];
+				else
+					too_long = true;
+				continue;
+			}
+			msg[len] = '\0';
+			if (!too_long && len > 1 && msg[0] == '-')
+				watched_forget(w, msg + 1);
+			else if (!too_long && len > 1 && (msg[0] == 'f' || msg[0] == 'D'))
+				watched_add(w, msg + 1, msg[0] == 'D');
+			len = 0;
+			too_long = false;
+		}
+	}
+}
+
+/* Remove what is listed, newest first; true when all of it is gone.  A
+ * directory a tool still writes in may not empty at the first try; once
+ * gone, nothing can appear in it again. */
+static bool remove_watched(struct watched *w)
+{
+	bool all = true;
+
+	for (size_t i = w->n; i-- > 0;) {
+		if (w->dir[i])
+			all &= remove_tree(AT_FDCWD, w->path[i]);
+		else
+			all &= unlink(w->path[i]) == 0 || errno == ENOENT;
+	}
+	return all;
+}
+
+void ol_guard_watch(int fd)
+{
+	struct watched w = { 0 };
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	/* Not offlink's child (its waits are for its tools), and in a
-	 * session of its own: a signal to offlink's group does not reach it. */
+	 * session of its own: a signal to offlink's group does not reach it.
+	 * Its working directory is offlink's: relative paths mean the same. */
 	if (fork() != 0)
 		_exit(0);
 	setsid();
@@ -266,14 +364,12 @@ void ol_guard_watch(int fd, const char *dir)
 		dup2(null, STDOUT_FILENO);
 		dup2(null, STDERR_FILENO);
 	}
-	while ((n = read(fd, &c, 1)) < 0 && errno == EINTR)
-		;
-	if (n == 1 && c == 'd')
+	if (read_messages(fd, &w))
 		_exit(0);
 	/* offlink ended without finishing: its temporaries are left.  Tools
-	 * may still be writing there while their guards stop them. */
+	 * may still be writing while their guards stop them. */
 	for (long waited = 0; waited <= 3 * OL_GUARD_GRACE_MS; waited += 100) {
-		if (remove_tree(AT_FDCWD, dir))
+		if (remove_watched(&w))
 			_exit(0);
 		sleep_ms(100);
 	}

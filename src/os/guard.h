@@ -11,10 +11,15 @@
  * the tool ends on its own, the guard ends with the tool's status (its
  * exit code, or dying of the same signal).
  *
- * The link's watchdog holds the read end of a pipe whose write end only
- * offlink holds: when offlink ends without saying it is done (SIGKILL,
- * the OOM killer), the pipe closes and the watchdog removes the link's
- * temporary directory.  It runs in a session of its own, so a signal to
+ * The link's watchdog holds one end of a socket whose other end only
+ * offlink holds.  offlink tells it of every file and directory it makes
+ * outside its temporary directory as well as of that directory (the host
+ * output's private directory, the outputs' and the device-link cache's
+ * temporaries: everything in os/cleanup.c's registry), before each
+ * exists, and of each one it renames into place or removes.  When offlink
+ * ends without saying it is done (SIGKILL, the OOM killer), the socket
+ * closes and the watchdog removes everything still listed.  It runs in a
+ * session of its own, so a signal to
  * offlink's process group does not stop it first. */
 #ifndef OFFLINK_OS_GUARD_H
 #define OFFLINK_OS_GUARD_H
@@ -29,9 +34,12 @@
  * ends with status 127.  Never returns. */
 void ol_guard_exec(pid_t parent, int fd, char **argv) __attribute__((noreturn));
 
-/* The watchdog: read fd until offlink writes 'd' (done) or the pipe
- * closes; on a close without 'd', remove dir and everything in it
- * (never following a link).  Never returns. */
-void ol_guard_watch(int fd, const char *dir) __attribute__((noreturn));
+/* The watchdog: read fd -- messages "f<path>\0" (a file made), "D<path>\0"
+ * (a directory), "-<path>\0" (forget it) -- until offlink writes 'd'
+ * (done) or the socket closes; on a close without 'd', remove every path
+ * still listed, a directory with everything in it (never following a
+ * link), retrying while tools that are being stopped still write.
+ * Never returns. */
+void ol_guard_watch(int fd) __attribute__((noreturn));
 
 #endif

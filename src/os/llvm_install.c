@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/env.h"
 #include "os/findprog.h"
 
 /* Lowest and highest release offlink looks for by number. */
@@ -107,13 +108,12 @@ unsigned ol_llvm_tool_release(const char *option, unsigned newest, const char **
 	const char *v = option && *option ? option : getenv("OFFLINK_LLVM");
 	char bin[PATH_MAX];
 	unsigned major;
-	char *end;
 
 	*bad = NULL;
 	if (v && *v) {
-		unsigned long n = strtoul(v, &end, 10);
+		unsigned long n;
 
-		if (end == v || *end || n == 0 || n > 999) {
+		if (!ol_parse_uint(v, 1, 999, &n)) {
 			*bad = "expected an LLVM release number such as 16, 19 or 22";
 			return 0;
 		}

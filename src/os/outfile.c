@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/fs.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,6 +48,8 @@ static enum ol_err out_init(struct ol_outfile *o, const char *dest,
 {
 	o->fd = -1;
 	o->tmp = NULL;
+	o->dir = NULL;
+	o->token[0] = '\0';
 	o->dest = strdup(dest);
 	if (!o->dest)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
@@ -67,13 +70,9 @@ enum ol_err ol_out_open(struct ol_outfile *o, const char *dest,
 	o->tmp = temp_template(dest);
 	if (!o->tmp)
 		goto fail_nomem;
-	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	o->fd = ol_cleanup_create(o->tmp, false);
 	if (o->fd < 0)
 		goto fail_errno;
-	if (ol_cleanup_add_file(o->tmp)) {
-		unlink(o->tmp);
-		goto fail_nomem;
-	}
 	return OL_OK;
 fail_errno:
 	ol_diag_errno(d, errno, "cannot create output", dest);
@@ -87,16 +86,67 @@ fail_nomem:
 enum ol_err ol_out_reserve(struct ol_outfile *o, const char *dest,
 			   struct ol_diag *d)
 {
-	/* Create the unique name, then remove the file so the subprocess
-	 * creates it with its own modes; the name stays registered. */
-	if (ol_out_open(o, dest, d))
+	const char *slash = strrchr(dest, '/');
+	int dirlen = slash ? (int)(slash - dest + 1) : 0;
+
+	if (out_init(o, dest, d))
 		return d->code;
-	if (o->tmp) {
-		close(o->fd);
-		o->fd = -1;
-		unlink(o->tmp);
+	if (is_special(dest))
+		return OL_OK; /* /dev/null: written directly */
+	if (asprintf(&o->dir, "%.*s.offlink-XXXXXX", dirlen, dest) < 0) {
+		o->dir = NULL;
+		ol_out_abort(o);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	if (ol_cleanup_create(o->dir, true) < 0) {
+		ol_diag_errno(d, errno, "cannot create a directory beside the output", dest);
+		free(o->dir);
+		o->dir = NULL;
+		ol_out_abort(o);
+		return d->code;
+	}
+	snprintf(o->token, sizeof(o->token), "%s/", o->dir + dirlen);
+	if (asprintf(&o->tmp, "%s/%s", o->dir, dest + dirlen) < 0) {
+		o->tmp = NULL;
+		ol_out_abort(o);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
 	return OL_OK;
+}
+
+const char *ol_out_dir_token(const struct ol_outfile *o)
+{
+	return o->token[0] ? o->token : NULL;
+}
+
+/* What the subprocess wrote beside its output in the private directory
+ * (a map named after it, lld's <output>.time-trace) goes beside dest, as
+ * it would have had it written dest itself; the output itself last. */
+static enum ol_err commit_dir(struct ol_outfile *o, struct ol_diag *d)
+{
+	size_t dirlen = strlen(o->dest) - strlen(o->tmp + strlen(o->dir) + 1);
+	DIR *dir = opendir(o->dir);
+	struct dirent *e;
+	enum ol_err rc = OL_OK;
+
+	if (!dir)
+		return ol_diag_errno(d, errno, "cannot write output", o->dest);
+	while (!rc && (e = readdir(dir))) {
+		char *to = NULL;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    strcmp(e->d_name, o->tmp + strlen(o->dir) + 1) == 0)
+			continue;
+		if (asprintf(&to, "%.*s%s", (int)dirlen, o->dest, e->d_name) < 0)
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		else if (renameat(dirfd(dir), e->d_name, AT_FDCWD, to) < 0)
+			rc = ol_diag_errno(d, errno, "cannot move the host linker's file into place", to);
+		free(to);
+	}
+	closedir(dir);
+	if (!rc && rename(o->tmp, o->dest) < 0)
+		rc = ol_diag_errno(d, errno, "cannot write output", o->dest);
+	return rc;
 }
 
 enum ol_err ol_out_write(struct ol_outfile *o, const void *buf, size_t len,
@@ -131,7 +181,16 @@ enum ol_err ol_out_commit(struct ol_outfile *o, bool executable,
 		}
 		o->fd = -1;
 	}
-	if (o->tmp) {
+	if (o->dir) {
+		if (commit_dir(o, d)) {
+			ol_out_abort(o);
+			return d->code;
+		}
+		rmdir(o->dir);
+		ol_cleanup_forget(o->dir);
+		free(o->dir);
+		o->dir = NULL;
+	} else if (o->tmp) {
 		if (rename(o->tmp, o->dest) < 0)
 			goto fail;
 		ol_cleanup_forget(o->tmp);
@@ -151,7 +210,12 @@ void ol_out_abort(struct ol_outfile *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
-	if (o->tmp) {
+	if (o->dir) {
+		ol_remove_tree(o->dir);
+		ol_cleanup_forget(o->dir);
+		free(o->dir);
+		o->dir = NULL;
+	} else if (o->tmp) {
 		unlink(o->tmp);
 		ol_cleanup_forget(o->tmp);
 	}

@@ -15,6 +15,8 @@ struct ol_outfile {
 	char *dest;   /* final path */
 	char *tmp;    /* temporary path, or NULL when writing dest directly */
 	int fd;       /* open for writing after ol_out_open, else -1 */
+	char *dir;    /* ol_out_reserve: the private directory holding tmp */
+	char token[24]; /* ... and ".offlink-XXXXXX/", or "" */
 };
 
 /* Open a temporary beside dest for writing through o->fd.  When dest
@@ -22,10 +24,21 @@ struct ol_outfile {
  * opened directly instead. */
 enum ol_err ol_out_open(struct ol_outfile *o, const char *dest,
 			struct ol_diag *d);
-/* Reserve a fresh temporary name beside dest without creating it, for a
- * subprocess (the host linker) to write; o->fd stays -1. */
+/* Reserve "<dir>/.offlink-XXXXXX/<base>" for dest "<dir>/<base>", for a
+ * subprocess (the host linker, objcopy) to write; o->fd stays -1.  A
+ * private directory beside dest, not a temporary name: the output keeps
+ * dest's base name, so what a linker names after its output (GNU ld's
+ * -Map=DIR and -Map=%, lld's --time-trace, --save-temps, --reproduce)
+ * is right; the whole path differs from dest only by the token
+ * ".offlink-XXXXXX/" (ol_out_dir_token), which no make or map escaping
+ * changes; and a directory, once removed (by the cleanup or the link's
+ * watchdog), cannot have a file appear in it again from a subprocess
+ * still running.  Commit moves whatever else the subprocess wrote there
+ * beside dest, then the output into place. */
 enum ol_err ol_out_reserve(struct ol_outfile *o, const char *dest,
 			   struct ol_diag *d);
+/* ".offlink-XXXXXX/" of an ol_out_reserve output, or NULL. */
+const char *ol_out_dir_token(const struct ol_outfile *o);
 /* Write all of buf to o->fd. */
 enum ol_err ol_out_write(struct ol_outfile *o, const void *buf, size_t len,
 			 struct ol_diag *d);

@@ -6,6 +6,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,21 +155,23 @@ void ol_spawn_guard_enable(const char *exe, bool self)
 
 void ol_spawn_guard_main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], WATCH_FLAG) == 0)
-		ol_guard_watch((int)strtol(argv[2], NULL, 10), argv[3]);
+	if (argc == 3 && strcmp(argv[1], WATCH_FLAG) == 0)
+		ol_guard_watch((int)strtol(argv[2], NULL, 10));
 	if (argc < 5 || strcmp(argv[1], GUARD_FLAG) != 0)
 		return;
 	ol_guard_exec((pid_t)strtol(argv[2], NULL, 10), (int)strtol(argv[3], NULL, 10), argv + 4);
 }
 
-int ol_spawn_watchdog(const char *dir)
+int ol_spawn_watchdog(void)
 {
 	posix_spawn_file_actions_t fa;
 	struct ol_strvec argv = { 0 };
 	int fds[2], rc;
 	pid_t pid;
 
-	if (!guard_exe || pipe2(fds, O_CLOEXEC) < 0)
+	/* A socket, not a pipe: offlink writes to it with MSG_NOSIGNAL, so a
+	 * watchdog that is gone costs no SIGPIPE. */
+	if (!guard_exe || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
 		return -1;
 	posix_spawn_file_actions_init(&fa);
 	/* Same fd number: glibc clears FD_CLOEXEC for the child. */
@@ -176,7 +179,6 @@ int ol_spawn_watchdog(const char *dir)
 	ol_strvec_push(&argv, guard_exe);
 	ol_strvec_push(&argv, guard_is_self ? WATCH_FLAG : "--watch");
 	ol_strvec_pushf(&argv, "%d", fds[0]);
-	ol_strvec_push(&argv, dir);
 	rc = argv.err ? ENOMEM : posix_spawn(&pid, guard_exe, &fa, NULL, argv.v, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	ol_strvec_free(&argv);
@@ -188,15 +190,9 @@ int ol_spawn_watchdog(const char *dir)
 	/* It forks the watchdog and ends at once. */
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	/* Only offlink writes; the watchdog reads. */
+	shutdown(fds[1], SHUT_RD);
 	return fds[1];
-}
-
-void ol_spawn_watchdog_done(int fd)
-{
-	if (fd < 0)
-		return;
-	(void)!write(fd, "d", 1);
-	close(fd);
 }
 
 /* posix_spawn through the guard: the child's argv is

@@ -97,11 +97,10 @@ void ol_spawn_guard_enable(const char *exe, bool self);
  * return at once. */
 void ol_spawn_guard_main(int argc, char **argv);
 
-/* The link's watchdog (os/guard.h) for its temporary directory dir: the
- * descriptor to tell it the link is done (ol_spawn_watchdog_done), or -1
- * when none could start (no guard). */
-int ol_spawn_watchdog(const char *dir);
-void ol_spawn_watchdog_done(int fd);
+/* Start the link's watchdog (os/guard.h): the socket to give the cleanup
+ * registry (ol_cleanup_attach_watchdog), or -1 when none could start (no
+ * guard). */
+int ol_spawn_watchdog(void);
 
 /* Exit code for a failed child: its own status if it exited, else 1. */
 int ol_status_exit_code(int status);

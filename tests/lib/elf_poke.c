@@ -1,9 +1,11 @@
 /* elf_poke FILE section-offset SECTION VALUE
- * elf_poke FILE rela-offset SECTION VALUE
+ * elf_poke FILE rela-offset SECTION VALUE [INDEX]
+ * elf_poke FILE rela-addend SECTION VALUE [INDEX]
  *
  * Edit one field of a little-endian ELF64 object in place, as a hostile
- * input would: the file offset of a section, or the r_offset of the first
- * RELA entry that applies to a section.  Written with plain byte offsets
+ * input would: the file offset of a section, or the r_offset or r_addend
+ * of the INDEXth (default the first) RELA entry that applies to a
+ * section.  Written with plain byte offsets
  * (not libelf), so it can write values libelf would refuse. */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,8 +37,9 @@ int main(int argc, char **argv)
 	size_t n, shoff, shnum, shentsize, strtab, target = 0;
 	uint64_t value;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: elf_poke FILE section-offset|rela-offset SECTION VALUE\n");
+	if (argc != 5 && argc != 6) {
+		fprintf(stderr, "usage: elf_poke FILE section-offset|rela-offset|rela-addend "
+				"SECTION VALUE [INDEX]\n");
 		return 2;
 	}
 	p = load(argv[1], &n);
@@ -70,7 +73,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "elf_poke: %s: no relocations for %s\n", argv[1], argv[3]);
 			return 2;
 		}
-		ol_put_le_n(p + ol_le_n(sh + 64 * i + 0x18, 8), 8, value);
+		size_t at = ol_le_n(sh + 64 * i + 0x18, 8) + 24 * (argc == 6 ? strtoull(argv[5], NULL, 0) : 0) +
+			    (strcmp(argv[2], "rela-addend") == 0 ? 16 : 0);
+
+		if (at > n || 8 > n - at) {
+			fprintf(stderr, "elf_poke: %s: no such relocation\n", argv[1]);
+			return 2;
+		}
+		ol_put_le_n(p + at, 8, value);
 	}
 	FILE *f = fopen(argv[1], "wb");
 	if (!f || fwrite(p, 1, n, f) != n || fclose(f)) {

@@ -3,6 +3,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include "common/arena.h"
 #include "common/buf.h"
 #include "common/diag.h"
+#include "common/env.h"
 #include "common/error.h"
 #include "common/grow.h"
 #include "common/response_file.h"
@@ -225,9 +228,50 @@ static void grow_doubles_and_keeps_on_failure(void **state)
 	free(v);
 }
 
+/* Booleans in any case; anything else is not one; numbers strictly. */
+static void env_values_parse_strictly(void **state)
+{
+	static const char *const yes[] = { "1", "true", "TRUE", "Yes", "on", "ON" };
+	static const char *const no[] = { "0", "false", "False", "NO", "off", "oFF" };
+	static const char *const neither[] = { "", "2", "-1", "yes ", " on", "y", "n", "enabled",
+					       "truee", "0x1", "01" };
+	unsigned long n = 7;
+	bool b;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		b = false;
+		assert_true(ol_parse_bool(yes[i], &b));
+		assert_true(b);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		b = true;
+		assert_true(ol_parse_bool(no[i], &b));
+		assert_false(b);
+	}
+	for (size_t i = 0; i < sizeof(neither) / sizeof(neither[0]); i++)
+		assert_false(ol_parse_bool(neither[i], &b));
+	assert_true(ol_parse_uint("19", 1, 999, &n));
+	assert_int_equal(n, 19);
+	assert_true(ol_parse_uint("999", 1, 999, &n));
+	assert_false(ol_parse_uint("1000", 1, 999, &n));
+	assert_false(ol_parse_uint("0", 1, 999, &n));
+	assert_false(ol_parse_uint("19abc", 1, 999, &n));
+	assert_false(ol_parse_uint("-19", 1, 999, &n));
+	assert_false(ol_parse_uint(" 19", 1, 999, &n));
+	assert_false(ol_parse_uint("", 0, 999, &n));
+	assert_false(ol_parse_uint("99999999999999999999", 0, ULONG_MAX, &n));
+	assert_true(ol_parse_uint("18446744073709551615", 0, ULONG_MAX, &n));
+	assert_true(n == ULONG_MAX);
+	assert_false(ol_parse_uint("18446744073709551616", 0, ULONG_MAX, &n));
+	assert_false(ol_parse_uint("7", 0, 5, &n));
+	assert_true(ol_parse_uint("5", 0, 5, &n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(env_values_parse_strictly),
 		cmocka_unit_test(every_error_has_a_message),
 		cmocka_unit_test(diag_names_file_member_offset_field),
 		cmocka_unit_test(diag_long_detail_is_cut_not_overflowed),
