@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "os/cleanup.h"
 
 #define CHUNK (1u << 20)
 #define RACY_S 2
@@ -61,7 +62,8 @@ void ol_fdigest_init(struct ol_fdigest *m, const char *memo_dir)
 	fd = open(memo_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077) ||
+	    !(m->memo_dir = strdup(memo_dir))) {
 		close(fd);
 		return;
 	}
@@ -76,6 +78,7 @@ void ol_fdigest_free(struct ol_fdigest *m)
 	ol_strmap_free(&m->seen);
 	if (m->memo_fd >= 0)
 		close(m->memo_fd);
+	free(m->memo_dir);
 	memset(m, 0, sizeof(*m));
 	m->memo_fd = -1;
 }
@@ -129,7 +132,7 @@ static bool memo_get(struct ol_fdigest *m, const char *name, uint8_t out[OL_DIGE
 static void memo_put(struct ol_fdigest *m, const char *name, const uint8_t d[OL_DIGEST_SIZE])
 {
 	uint8_t rec[sizeof(memo_magic) + OL_DIGEST_SIZE];
-	char tmp[80];
+	char tmp[80], *path = NULL;
 	uint64_t r = 0;
 	int fd;
 
@@ -140,12 +143,22 @@ static void memo_put(struct ol_fdigest *m, const char *name, const uint8_t d[OL_
 	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		r = (uint64_t)getpid() ^ (uint64_t)time(NULL) << 20;
 	snprintf(tmp, sizeof(tmp), ".tmp.%016llx", (unsigned long long)r);
-	fd = openat(m->memo_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
+	/* known to the cleanup registry (and so the watchdog) before it
+	 * exists: a killed link leaves no temporary here */
+	if (asprintf(&path, "%s/%s", m->memo_dir, tmp) < 0 || ol_cleanup_add_file(path)) {
+		free(path);
 		return;
-	if (write(fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec) || close(fd) != 0 ||
-	    renameat(m->memo_fd, tmp, m->memo_fd, name) != 0)
-		unlinkat(m->memo_fd, tmp, 0);
+	}
+	fd = openat(m->memo_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		bool ok = write(fd, rec, sizeof(rec)) == (ssize_t)sizeof(rec);
+
+		ok = close(fd) == 0 && ok && renameat(m->memo_fd, tmp, m->memo_fd, name) == 0;
+		if (!ok)
+			unlinkat(m->memo_fd, tmp, 0);
+	}
+	ol_cleanup_forget(path);
+	free(path);
 }
 
 /* Read fd to its end into h. */

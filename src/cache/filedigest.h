@@ -38,6 +38,8 @@ struct ol_fstate {
 
 struct ol_fdigest {
 	int memo_fd;               /* the remembered digests' directory, or -1 */
+	char *memo_dir;            /* its path (a record's temporary is known to
+				    * the cleanup registry and the watchdog) */
 	struct ol_strmap seen;     /* path -> 1 + index in v (this run) */
 	struct ol_fdigest_seen *v;
 	size_t n, cap;
