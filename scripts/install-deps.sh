@@ -7,7 +7,7 @@ set -euo pipefail
 build_pkgs=(
   cmake pkg-config gcc make
   libelf-dev libarchive-dev libcmocka-dev zlib1g-dev libzstd-dev libmd-dev nettle-dev
-  libhiredis-dev libcurl4-openssl-dev
+  libhiredis-dev libcurl4-openssl-dev libxxhash-dev
 )
 # (qemu-user and the arm64 cross C library run the aarch64 registration
 # code in tests/e2e/registration_forms.sh.)

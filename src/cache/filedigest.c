@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+
+#include <xxhash.h>
 #include "os/cleanup.h"
 
 #define CHUNK (1u << 20)
@@ -21,6 +23,9 @@ struct ol_fdigest_seen {
 	char *path;
 	enum ol_err err;
 	bool digested;             /* digest holds */
+	bool fast_done;            /* fast holds (ol_fdigest_program) */
+	enum ol_err fast_err;
+	uint8_t fast[OL_DIGEST_SIZE];
 	bool noted;                /* st holds (noted, or digested) */
 	uint8_t digest[OL_DIGEST_SIZE];
 	struct ol_fstate st;
@@ -85,14 +90,21 @@ void ol_fdigest_free(struct ol_fdigest *m)
 
 /* The memo record's name: a digest of the path and everything stat says
  * that a change of content changes. */
-void ol_fdigest_memo_name(const char *path, const struct stat *st,
-			  char out[2 * OL_DIGEST_SIZE + 1])
+/* How a file's content is digested: SHA-256 (inputs: collision
+ * resistance matters, cache/filedigest.h), or XXH3-128 (programs without
+ * a build ID: ptxas and nvlink are 37 MB each, 25 ms of SHA-256 apiece on
+ * a fresh worker; a program others could make collide with another is
+ * one they could have made the link run anyway). */
+enum algo { CONTENT, PROGRAM };
+
+static void memo_name_of(enum algo a, const char *path, const struct stat *st,
+			 char out[2 * OL_DIGEST_SIZE + 1])
 {
 	struct ol_digest h;
 	uint8_t d[OL_DIGEST_SIZE];
 
 	ol_digest_init(&h);
-	ol_digest_add_str(&h, "offlink file digest 1");
+	ol_digest_add_str(&h, a == PROGRAM ? "offlink program digest 1" : "offlink file digest 1");
 	ol_digest_add_str(&h, path);
 	ol_digest_add_u64(&h, (uint64_t)st->st_dev);
 	ol_digest_add_u64(&h, (uint64_t)st->st_ino);
@@ -103,6 +115,12 @@ void ol_fdigest_memo_name(const char *path, const struct stat *st,
 	ol_digest_add_u64(&h, (uint64_t)st->st_ctim.tv_nsec);
 	ol_digest_final(&h, d);
 	ol_digest_hex(d, out);
+}
+
+void ol_fdigest_memo_name(const char *path, const struct stat *st,
+			  char out[2 * OL_DIGEST_SIZE + 1])
+{
+	memo_name_of(CONTENT, path, st, out);
 }
 
 static bool memo_get(struct ol_fdigest *m, const char *name, uint8_t out[OL_DIGEST_SIZE])
@@ -161,22 +179,44 @@ static void memo_put(struct ol_fdigest *m, const char *name, const uint8_t d[OL_
 	free(path);
 }
 
-/* Read fd to its end into h. */
-static enum ol_err hash_fd(struct ol_fdigest *m, int fd, const char *path, struct ol_digest *h,
-			   struct ol_diag *d)
+/* Read fd to its end, digested the algo's way into out. */
+static enum ol_err hash_fd(struct ol_fdigest *m, int fd, const char *path, enum algo a,
+			   uint8_t out[OL_DIGEST_SIZE], struct ol_diag *d)
 {
 	static uint8_t *buf;
+	struct ol_digest h;
+	XXH3_state_t *x = NULL;
 	ssize_t n;
 
 	if (!buf && !(buf = malloc(CHUNK)))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (a == PROGRAM && (!(x = XXH3_createState()) || XXH3_128bits_reset(x) != XXH_OK)) {
+		XXH3_freeState(x);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	ol_digest_init(&h);
 	while ((n = read(fd, buf, CHUNK)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
+			XXH3_freeState(x);
 			return ol_diag_errno(d, errno, "cannot read", path);
-		ol_digest_add(h, buf, (size_t)n);
+		}
+		if (x)
+			XXH3_128bits_update(x, buf, (size_t)n);
+		else
+			ol_digest_add(&h, buf, (size_t)n);
 		m->bytes_read += (uint64_t)n;
+	}
+	memset(out, 0, OL_DIGEST_SIZE);
+	if (x) {
+		XXH128_canonical_t c;
+
+		XXH128_canonicalFromHash(&c, XXH3_128bits_digest(x));
+		memcpy(out, c.digest, sizeof(c.digest));
+		XXH3_freeState(x);
+	} else {
+		ol_digest_final(&h, out);
 	}
 	return OL_OK;
 }
@@ -225,12 +265,11 @@ static bool same_stat(const struct stat *a, const struct stat *b)
 	return same_state(&x, &y);
 }
 
-static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[OL_DIGEST_SIZE],
-			   struct ol_fstate *state, struct ol_diag *d)
+static enum ol_err compute(struct ol_fdigest *m, const char *path, enum algo a,
+			   uint8_t out[OL_DIGEST_SIZE], struct ol_fstate *state, struct ol_diag *d)
 {
 	char name[2 * OL_DIGEST_SIZE + 1];
 	struct stat st, after;
-	struct ol_digest h;
 	enum ol_err rc;
 	int fd;
 
@@ -250,22 +289,17 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, uint8_t out[O
 		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s: not a regular file", path);
 	}
 	state_from(&st, state);
-	ol_fdigest_memo_name(path, &st, name);
+	memo_name_of(a, path, &st, name);
 	if (memo_get(m, name, out)) {
 		close(fd);
 		return OL_OK;
 	}
-	ol_digest_init(&h);
-	rc = hash_fd(m, fd, path, &h, d);
+	rc = hash_fd(m, fd, path, a, out, d);
 	if (!rc && !(fstat(fd, &after) == 0 && same_stat(&st, &after)))
 		state->unstable = true; /* what was read is not known */
 	if (!rc && fstat(fd, &after) == 0 && same_stat(&st, &after) &&
-	    time(NULL) - st.st_mtim.tv_sec > RACY_S && time(NULL) - st.st_ctim.tv_sec > RACY_S) {
-		ol_digest_final(&h, out);
+	    time(NULL) - st.st_mtim.tv_sec > RACY_S && time(NULL) - st.st_ctim.tv_sec > RACY_S)
 		memo_put(m, name, out);
-	} else if (!rc) {
-		ol_digest_final(&h, out);
-	}
 	close(fd);
 	return rc;
 }
@@ -323,7 +357,7 @@ enum ol_err ol_fdigest_file_at(struct ol_fdigest *m, const char *path,
 	 * a file that changed in between is one whose content is not known. */
 	noted = s->noted;
 	was = s->st;
-	s->err = compute(m, path, s->digest, &s->st, d);
+	s->err = compute(m, path, CONTENT, s->digest, &s->st, d);
 	s->digested = s->noted = true;
 	if (noted && !same_state(&was, &s->st)) {
 		s->st = was;
@@ -339,6 +373,33 @@ enum ol_err ol_fdigest_file(struct ol_fdigest *m, const char *path,
 	size_t index;
 
 	return ol_fdigest_file_at(m, path, out, &index, d);
+}
+
+enum ol_err ol_fdigest_program(struct ol_fdigest *m, const char *path,
+			       uint8_t out[OL_DIGEST_SIZE], size_t *index, struct ol_diag *d)
+{
+	struct ol_fdigest_seen *s = record(m, path, index);
+	struct ol_fstate st;
+
+	memset(out, 0, OL_DIGEST_SIZE);
+	if (!s)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (!s->fast_done) {
+		s->fast_err = compute(m, path, PROGRAM, s->fast, &st, d);
+		s->fast_done = true;
+		if (!s->noted) {
+			s->st = st;
+			s->noted = true;
+		} else if (!same_state(&s->st, &st)) {
+			s->st.unstable = true;
+		}
+	}
+	memcpy(out, s->fast, OL_DIGEST_SIZE);
+	if (s->fast_err)
+		return ol_diag_set(d, s->fast_err, NULL, "%s: %s", path,
+				   s->fast_err == OL_E_NOT_FOUND ? "no such file"
+				   : "not a readable regular file");
+	return OL_OK;
 }
 
 bool ol_fdigest_note(struct ol_fdigest *m, const char *path, const struct stat *st,

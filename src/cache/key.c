@@ -225,3 +225,28 @@ bool ol_key_file(struct ol_key *k, const char *label, const char *path)
 	ol_key_digest(k, label, d);
 	return true;
 }
+
+bool ol_key_program_content(struct ol_key *k, const char *label, const char *path)
+{
+	uint8_t d[OL_DIGEST_SIZE];
+	struct ol_diag diag;
+	size_t index = 0;
+	enum ol_err rc;
+	char q[256];
+
+	ol_key_path(k, label, path);
+	ol_diag_clear(&diag);
+	rc = ol_fdigest_program(k->files, path, d, &index, &diag);
+	if (rc != OL_E_NOMEM)
+		add_dep(k, index);
+	if (rc == OL_E_NOT_FOUND) {
+		ol_key_text(k, label, "missing");
+		return true;
+	}
+	if (rc) {
+		ol_key_refuse(k, "%s is not a readable regular file", ol_key_quote(path, q, sizeof(q)));
+		return false;
+	}
+	ol_key_digest(k, "xxh3-128", d);
+	return true;
+}

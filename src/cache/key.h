@@ -82,6 +82,10 @@ void ol_key_verbatim(struct ol_key *k, const char *label, const char *path);
  * link input: a FIFO, a device, a file that cannot be read. */
 bool ol_key_file(struct ol_key *k, const char *label, const char *path);
 
+/* label + path's travelling form + the program's content (its fast
+ * digest, cache/filedigest.h); as ol_key_file otherwise. */
+bool ol_key_program_content(struct ol_key *k, const char *label, const char *path);
+
 /* Mark the key unusable, with why (the first reason wins; text from an
  * input is escaped for a terminal). */
 void ol_key_refuse(struct ol_key *k, const char *fmt, ...)

@@ -117,7 +117,7 @@ static bool key_binary(struct ol_key *k, const char *label, const char *path, st
 	elf = read_elf(fd, dy, id, sizeof(id));
 	close(fd);
 	if (!elf || !id[0])
-		return ol_key_file(k, label, path);
+		return ol_key_program_content(k, label, path);
 	snprintf(text, sizeof(text), "build-id %s size %lld", id, (long long)st.st_size);
 	ol_key_text(k, label, text);
 	return true;
