@@ -73,6 +73,10 @@ printf '\001out.so: \\\n k.o \\\n sp\\ ace/l$$b\\#.a\n' >"$cache_seeds/lld.d"
 printf '\002clang version 19\n "/usr/bin/ld" "-o" "a\\"b" "-lc"\n' >"$cache_seeds/jobs"
 printf '\003OLMANIF1lib/libdev.a\000/lib/libc.so.6\000' >"$cache_seeds/manifest"
 printf '\005redis://:pw@h:6379/2|read-only|connect-timeout=5' >"$cache_seeds/url"
+printf '\006attempt to open lib/libx.so failed\nattempt to open lib/libx.a succeeded\ncannot find script file i.ld\n' >"$cache_seeds/ldtrace"
+printf '\007S/usr/lib/gcc\000dir\000E PATH\000=/bin\000Ox\000file:ab\000' >"$cache_seeds/facts"
+printf '\010OLPROBE1\001\000\000\000\013\000\000\000S/bin/ld\000dir\000\002\000\000\000ld\000-o\000' >"$cache_seeds/probe"
+printf '\011/* s */ INPUT(libc.so.6 -lq) GROUP(/a AS_NEEDED(=/b, c)) INCLUDE i.ld\n' >"$cache_seeds/script"
 cp "$src"/tests/fuzz/regressions/* "$cache_seeds/"
 for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries \
 	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container; do

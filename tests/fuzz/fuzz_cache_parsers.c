@@ -1,7 +1,9 @@
 /* libFuzzer target: the device-link cache's parsers of outside text and
  * bytes: a linker's dependency file (GNU ld's and lld's forms), clang's
  * -### output, a manifest and an entry read back from a store someone
- * else can write, and a remote's URL.  The first byte picks the parser. */
+ * else can write, a remote's URL, GNU ld's --verbose record, facts and
+ * clang's remembered answers from a store, and a linker script lld read.
+ * The first byte picks the parser (modulo 10). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,7 +12,10 @@
 #include "cache/clang_jobs.h"
 #include "cache/depfile.h"
 #include "cache/entry.h"
+#include "cache/facts.h"
+#include "cache/ldtrace.h"
 #include "cache/manifest.h"
+#include "cache/probe_memo.h"
 #include "cache/remote.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	switch (data[0] % 6) {
+	switch (data[0] % 10) {
 	case 0:
 	case 1:
 		ol_depfile_parse((const char *)data + 1, size - 1,
@@ -50,6 +55,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ol_entry_check(data + 1, size - 1, OL_ENTRY_IMAGE, key, &secret, &value, &vlen);
 		ol_entry_check(data + 1, size - 1, OL_ENTRY_MANIFEST, key, NULL, &value, &vlen);
 		break;
+	case 6: { /* GNU ld's --verbose record */
+		struct ol_strvec found = { 0 };
+
+		ol_ldtrace_parse((const char *)data + 1, size - 1, &found, &v);
+		ol_strvec_free(&found);
+		ol_strvec_free(&v);
+		break;
+	}
+	case 7: { /* facts read back from a store */
+		struct ol_facts f;
+
+		if (ol_facts_parse(data + 1, size - 1, &f))
+			ol_facts_free(&f);
+		break;
+	}
+	case 8: { /* clang's remembered answers, from a store */
+		struct ol_probe_memo m;
+		struct ol_buf b = { 0 };
+
+		if (ol_probe_memo_decode(data + 1, size - 1, &m)) {
+			ol_probe_memo_encode(&m, &b);
+			ol_buf_free(&b);
+			ol_probe_memo_free(&m);
+		}
+		break;
+	}
+	case 9: { /* a linker script lld read */
+		struct ol_strvec dirs = { 0 };
+		char why[160];
+
+		ol_strvec_push(&dirs, "L");
+		ol_strvec_push(&dirs, "=/s");
+		ol_lld_script_places("d/s.ld", data + 1, size - 1, &dirs, "/root", &v, why, sizeof(why));
+		ol_strvec_free(&v);
+		ol_strvec_free(&dirs);
+		break;
+	}
 	default:
 		if (!(text = malloc(size)))
 			return 0;

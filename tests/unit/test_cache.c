@@ -18,8 +18,12 @@
 #include "cache/entry.h"
 #include "cache/filedigest.h"
 #include "cache/key.h"
+#include "cache/facts.h"
+#include "cache/ldtrace.h"
 #include "cache/linkline.h"
 #include "cache/manifest.h"
+#include "cache/pathform.h"
+#include "cache/probe_memo.h"
 #include "cache/remote.h"
 #include "cache/toolargs.h"
 
@@ -405,6 +409,176 @@ static void spirv_link_table(void **state)
 	assert_non_null(strstr(k.uncacheable, "'--no-such'"));
 }
 
+/* ---- where linkers and clang looked (issue 25, items 1 and 12) ---- */
+
+static void ldtrace_found_and_absent(void **state)
+{
+	static const char text[] =
+		"GNU ld (GNU Binutils for Debian) 2.40\nusing internal linker script:\n"
+		"attempt to open lib1/libd v.a failed\nattempt to open lib2/libdv.a succeeded\n"
+		"opened script file lib2/s.ld\ncannot find script file inc.ld\n"
+		"found libneed.so at lib2/libneed.so\n  attempt to open x failed (indented: not ld's)\n";
+	struct ol_strvec found = { 0 }, absent = { 0 };
+
+	(void)state;
+	assert_int_equal(ol_ldtrace_parse(text, strlen(text), &found, &absent), OL_OK);
+	assert_int_equal(absent.n, 2);
+	assert_string_equal(absent.v[0], "lib1/libd v.a");
+	assert_string_equal(absent.v[1], "inc.ld");
+	assert_int_equal(found.n, 2);
+	assert_string_equal(found.v[0], "lib2/libdv.a");
+	assert_string_equal(found.v[1], "lib2/s.ld");
+	ol_strvec_free(&found);
+	ol_strvec_free(&absent);
+	/* an attempt that does not read whole (a path holding a newline) and
+	 * a record with no attempt at all (translated) are not trusted */
+	assert_int_equal(ol_ldtrace_parse("attempt to open a\nb failed\n", 28, &found, &absent),
+			 OL_E_BAD_FIELD);
+	ol_strvec_free(&found);
+	ol_strvec_free(&absent);
+	assert_int_equal(ol_ldtrace_parse("tentative d'ouverture de x\n", 28, &found, &absent),
+			 OL_E_BAD_FIELD);
+	ol_strvec_free(&found);
+	ol_strvec_free(&absent);
+}
+
+static void lld_script_places_listed(void **state)
+{
+	static const char script[] = "/* libncurses */ INPUT(libncurses.so.6 -ltinfo)\n"
+				     "GROUP ( /abs/libc.so.6 AS_NEEDED ( =/lib/ld.so ) , -l:x.a )\n"
+				     "INCLUDE inc.ld\n";
+	struct ol_strvec dirs = { 0 }, places = { 0 };
+	char why[160];
+
+	(void)state;
+	ol_strvec_push(&dirs, "L1");
+	ol_strvec_push(&dirs, "=/usr/lib");
+	assert_true(ol_lld_script_places("dir/libncurses.so", (const uint8_t *)script, strlen(script),
+					 &dirs, "/sys", &places, why, sizeof(why)));
+	/* the script's directory, the working directory, then each -L */
+	assert_true(ol_strvec_contains(&places, "dir/libncurses.so.6"));
+	assert_true(ol_strvec_contains(&places, "libncurses.so.6"));
+	assert_true(ol_strvec_contains(&places, "L1/libncurses.so.6"));
+	assert_true(ol_strvec_contains(&places, "/sys/usr/lib/libncurses.so.6"));
+	/* -ltinfo: .so and .a in each directory */
+	assert_true(ol_strvec_contains(&places, "L1/libtinfo.so"));
+	assert_true(ol_strvec_contains(&places, "L1/libtinfo.a"));
+	assert_true(ol_strvec_contains(&places, "/sys/usr/lib/libtinfo.a"));
+	assert_true(ol_strvec_contains(&places, "L1/x.a"));
+	/* absolute: itself and under the sysroot; "=": under the sysroot */
+	assert_true(ol_strvec_contains(&places, "/abs/libc.so.6"));
+	assert_true(ol_strvec_contains(&places, "/sys/lib/ld.so"));
+	assert_true(ol_strvec_contains(&places, "L1/inc.ld"));
+	ol_strvec_free(&places);
+	/* SEARCH_DIR: not listable */
+	assert_false(ol_lld_script_places("s.ld", (const uint8_t *)"SEARCH_DIR(x) INPUT(-lq)", 24,
+					  &dirs, NULL, &places, why, sizeof(why)));
+	assert_non_null(strstr(why, "SEARCH_DIR"));
+	ol_strvec_free(&places);
+	/* not a script: nothing */
+	assert_true(ol_lld_script_places("a.a", (const uint8_t *)"!<arch>\nINPUT(-lq)", 18, &dirs,
+					 NULL, &places, why, sizeof(why)));
+	assert_int_equal(places.n, 0);
+	ol_strvec_free(&dirs);
+}
+
+static void pathform_round_trip(void **state)
+{
+	struct ol_pathform f = { .tmp = "/tmp/offlink-AB", .cwd = "/home/a/proj" };
+	char *t, *b;
+
+	(void)state;
+	t = ol_pathform_to(&f, "-L/home/a/proj/lib");
+	assert_string_equal(t, "-L<CWD>/lib");
+	b = ol_pathform_from(&(struct ol_pathform){ .tmp = "/tmp/offlink-CD", .cwd = "/b" }, t);
+	assert_string_equal(b, "-L/b/lib");
+	free(t);
+	free(b);
+	t = ol_pathform_to(&f, "/tmp/offlink-AB/0.img:/home/a/projX:/home/a/proj");
+	assert_string_equal(t, "<TMP>/0.img:/home/a/projX:<CWD>");
+	free(t);
+	assert_true(ol_pathform_ambiguous("-L<CWD>/x"));
+	assert_false(ol_pathform_ambiguous("-L<cwd>/x"));
+}
+
+static void probe_memo_round_trip(void **state)
+{
+	struct ol_probe_memo m = { 0 }, back;
+	struct ol_buf b = { 0 };
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		struct ol_facts f = { 0 };
+		struct ol_strvec argv = { 0 };
+		char rec[32];
+		int n = snprintf(rec, sizeof(rec), "S/p%d%cdir", i % 5, 0);
+
+		ol_buf_append(&f.data, rec, (size_t)n + 1);
+		f.n = 1;
+		ol_strvec_pushf(&argv, "/usr/bin/ld");
+		ol_strvec_pushf(&argv, "-o%d", i);
+		ol_probe_memo_add(&m, &f, &argv);
+	}
+	/* p0 came again (i = 5): replaced, newest last; at most four */
+	assert_int_equal(m.n, OL_PROBE_MEMO_MAX);
+	assert_string_equal(m.v[m.n - 1].argv.v[1], "-o5");
+	assert_true(ol_probe_memo_encode(&m, &b));
+	assert_true(ol_probe_memo_decode(b.data, b.len, &back));
+	assert_int_equal(back.n, m.n);
+	assert_string_equal(back.v[0].argv.v[1], m.v[0].argv.v[1]);
+	ol_probe_memo_free(&back);
+	/* truncated, or one byte of junk at the end: not a memo */
+	assert_false(ol_probe_memo_decode(b.data, b.len - 1, &back));
+	ol_buf_append(&b, "x", 1);
+	assert_false(ol_probe_memo_decode(b.data, b.len, &back));
+	ol_buf_free(&b);
+	ol_probe_memo_free(&m);
+}
+
+static void facts_hold_until_changed(void **state)
+{
+	char root[] = "/tmp/offlink-facts-XXXXXX", path[128], log[512];
+	struct ol_fdigest fd_memo;
+	struct ol_facts f;
+	struct ol_pathform form = { .tmp = NULL, .cwd = NULL };
+	const char *why = NULL;
+	size_t n = 0;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	ol_fdigest_init(&fd_memo, NULL);
+	snprintf(path, sizeof(path), "%s/etc-os-release", root);
+	fp = fopen(path, "w");
+	fputs("ID=debian\n", fp);
+	fclose(fp);
+	/* O the file, D the directory, S a path missing, E a variable */
+	n += (size_t)snprintf(log + n, sizeof(log) - n, "O%s", path) + 1;
+	n += (size_t)snprintf(log + n, sizeof(log) - n, "D%s", root) + 1;
+	n += (size_t)snprintf(log + n, sizeof(log) - n, "S%s/bin/ld", root) + 1;
+	n += (size_t)snprintf(log + n, sizeof(log) - n, "EOFFLINK_TEST_FACT") + 1;
+	unsetenv("OFFLINK_TEST_FACT");
+	assert_true(ol_facts_from_log((const uint8_t *)log, n, &form, &fd_memo, &f, 0));
+	assert_int_equal(f.n, 4);
+	assert_true(ol_facts_hold(&f, &form, &fd_memo, &why));
+	setenv("OFFLINK_TEST_FACT", "1", 1);
+	assert_false(ol_facts_hold(&f, &form, &fd_memo, &why));
+	assert_string_equal(why, "OFFLINK_TEST_FACT");
+	unsetenv("OFFLINK_TEST_FACT");
+	/* a file appearing where the program looked and found nothing */
+	snprintf(path, sizeof(path), "%s/bin", root);
+	mkdir(path, 0700);
+	assert_false(ol_facts_hold(&f, &form, &fd_memo, &why)); /* the listing changed */
+	ol_facts_free(&f);
+	ol_fdigest_free(&fd_memo);
+	/* changed after the probe began: refused */
+	ol_fdigest_init(&fd_memo, NULL);
+	assert_false(ol_facts_from_log((const uint8_t *)log, n, &form, &fd_memo, &f, 1.0));
+	ol_fdigest_free(&fd_memo);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +589,11 @@ int main(void)
 		cmocka_unit_test(manifest_round_trip),
 		cmocka_unit_test(remote_urls),
 		cmocka_unit_test(key_paths_travel),
+		cmocka_unit_test(ldtrace_found_and_absent),
+		cmocka_unit_test(lld_script_places_listed),
+		cmocka_unit_test(pathform_round_trip),
+		cmocka_unit_test(probe_memo_round_trip),
+		cmocka_unit_test(facts_hold_until_changed),
 		cmocka_unit_test_setup_teardown(key_changes_with_each_input, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(key_refuses_what_it_cannot_name, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(nvlink_and_ptxas_tables, setup_dir, teardown_dir),
