@@ -13,8 +13,8 @@
 #                   (default ~/.cache/offlink-bench: 1000 TUs take minutes
 #                   to compile)
 #   BENCH_SIZES     TU counts of the scaling table (default "1 10 100 1000")
-#   BENCH_SECTIONS  any of: scaling lto relink remote registration format
-#                   resolution
+#   BENCH_SECTIONS  any of: scaling small lto relink remote registration
+#                   format resolution
 #                   (default: all)
 #   HECBENCH        a checkout of HeCBench: lulesh-omp and rsbench-omp join
 #                   the LTO table
@@ -27,12 +27,20 @@
 #                 when the first device link started after the scan; the
 #                 peak memory of each wrapper process itself (under
 #                 --dry-run, so that no tool's memory is counted)
+#   small         links of 1, 2 and 10 TUs (x86_64; x86_64 + sm_90 link
+#                 only where CUDA is), one paired run: LLVM's wrapper,
+#                 offlink --no-cache, offlink with a cold cache (a new
+#                 cache directory and nothing remembered: a first link on
+#                 a new machine), offlink with a warm cache
 #   lto           multi-TU -foffload-lto links
 #   relink        after editing one host-only TU: offlink with its cache
 #                 warm, LLVM's wrapper, and the host link alone
-#   remote        a relink on a fresh machine (empty local cache, no
-#                 remembered digests, the remote warm: redis-server on
-#                 loopback) beside a cold link and the host link alone
+#   remote        the farm of docs/farm.md: a second worker, its checkout
+#                 at another path, with an empty local store and nothing
+#                 remembered, relinks what the first worker linked, from
+#                 redis-server on loopback (--cache-base-dir); beside a
+#                 cold link and the host link alone; 1000 x86_64 TUs and a
+#                 GPU LTO program (40 TUs, -foffload-lto, x86_64 + sm_90)
 #   registration  the registration step of a 100-TU link: assembly, C
 #   format        packaging, extracting, bundling, unbundling 512 MiB, with
 #                 cp beside them and each tool's peak memory
@@ -44,7 +52,7 @@ B=$(realpath "${OFFLINK_BUILD:-build}")
 REPS=${1:-7}
 IN=${BENCH_INPUTS:-$HOME/.cache/offlink-bench}
 SIZES=${BENCH_SIZES:-1 10 100 1000}
-SECTIONS=${BENCH_SECTIONS:-scaling lto relink remote registration format resolution}
+SECTIONS=${BENCH_SECTIONS:-scaling small lto relink remote registration format resolution}
 W=$(mktemp -d "${TMPDIR:-/tmp}/offlink-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib
@@ -197,6 +205,51 @@ if want scaling; then
 	done
 fi
 
+# ---- small links: what the cache costs a first link ----
+if want small; then
+	echo
+	echo "| small link | LLVM 19 s | offlink --no-cache s | offlink cold s | offlink warm s | cold / LLVM | cold - no-cache ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
+	configs=(x86)
+	[ $have_nv = 1 ] && configs+=(nv)
+	for cfg in "${configs[@]}"; do
+		flags=("${X86[@]}") label="x86_64"
+		[ "$cfg" = nv ] && flags=("${NV[@]}") label="x86_64 + sm_90"
+		for n in 1 2 10; do
+			dir=$IN/$cfg-$n
+			gen "$n" "$dir" "${flags[*]}"
+			inputs=("$dir/main.o" "$dir"/k*.o)
+			(cd "$dir" && clang-19 "${flags[@]}" main.o k*.o -o ref && ./ref >ref.out)
+			ours=(clang-19 "${flags[@]}" -B "$B/compat" "${inputs[@]}" -o "$W/s.ours")
+			: >"$W/t.llvm"; : >"$W/t.nc"; : >"$W/t.cold"; : >"$W/t.warm"
+			# the warm cache: one link before
+			OFFLINK_CACHE_DIR=$W/warm XDG_CACHE_HOME=$W/warm-home "${ours[@]}"
+			for ((i = 0; i < REPS; i++)); do
+				# (paired: each rep runs all four, in a rotating order)
+				for k in 0 1 2 3; do
+					case $(((k + i) % 4)) in
+					0) t0=$(now); clang-19 "${flags[@]}" "${inputs[@]}" -o "$W/s.llvm"
+					   elapsed "$t0" >>"$W/t.llvm" ;;
+					1) t0=$(now); "${ours[@]}" -Wl,--no-cache; elapsed "$t0" >>"$W/t.nc" ;;
+					2) rm -rf "$W/cold" "$W/cold-home"; mkdir -p "$W/cold-home"
+					   t0=$(now); OFFLINK_CACHE_DIR=$W/cold XDG_CACHE_HOME=$W/cold-home "${ours[@]}"
+					   elapsed "$t0" >>"$W/t.cold"
+					   [ -n "$(ls "$W/cold"/*/ 2>/dev/null)" ] || { echo "small: a cold link stored nothing" >&2; exit 1; } ;;
+					3) t0=$(now); OFFLINK_CACHE_DIR=$W/warm XDG_CACHE_HOME=$W/warm-home "${ours[@]}"
+					   elapsed "$t0" >>"$W/t.warm" ;;
+					esac
+				done
+				[ "$("$W/s.ours")" = "$(cat "$dir/ref.out")" ] || { echo "small: wrong output" >&2; exit 1; }
+			done
+			L=$(median <"$W/t.llvm"); N=$(median <"$W/t.nc"); C=$(median <"$W/t.cold"); R=$(median <"$W/t.warm")
+			printf '| %s, %s TU%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f |\n' "$label" "$n" \
+				"$([ "$n" = 1 ] || echo s)" "$L" "$N" "$C" "$R" \
+				"$(awk -v c="$C" -v l="$L" 'BEGIN { print c / l }')" \
+				"$(awk -v c="$C" -v n="$N" 'BEGIN { print (c - n) * 1000 }')"
+		done
+	done
+fi
+
 # ---- LTO ----
 if want lto; then
 	echo
@@ -290,7 +343,7 @@ if want relink; then
 	done
 fi
 
-# ---- a fresh machine, the remote warm ----
+# ---- a fresh worker, the remote warm: the farm of docs/farm.md ----
 if want remote; then
 	command -v redis-server >/dev/null || { echo "remote: redis-server is not installed" >&2; exit 1; }
 	port=$((20000 + RANDOM % 40000))
@@ -301,35 +354,56 @@ if want remote; then
 	head -c 32 /dev/urandom >"$W/secret"
 	chmod 600 "$W/secret"
 	echo
-	echo "| relink on a fresh machine, remote warm (Redis on loopback) | cold link s | fresh machine s | host link alone s | fresh / host link |"
+	echo "| relink on a fresh worker, remote warm (Redis on loopback) | cold link s | fresh worker s | host link alone s | fresh / host link |"
 	echo "|---|---:|---:|---:|---:|"
-	for n in 100 1000; do
-		[[ " $SIZES " == *" $n "* ]] || continue
-		dir=$IN/x86-$n
-		gen "$n" "$dir" "${X86[*]}"
-		remote=(-Wl,--cache-remote=redis://127.0.0.1:$port,--cache-secret-file="$W/secret")
-		# the remote warm, from another machine's link
-		OFFLINK_CACHE_DIR=$W/other clang-19 "${X86[@]}" -B "$B/compat" "$dir/main.o" "$dir"/k*.o \
-			-o "$W/f.warm" "${remote[@]}"
+	cases=()
+	[[ " $SIZES " == *" 1000 "* ]] && cases+=(x86:1000)
+	[ $have_nv = 1 ] && cases+=(lto-nv:40)
+	for c in "${cases[@]}"; do
+		cfg=${c%%:*} n=${c#*:}
+		flags=("${X86[@]}") label="$n TUs, x86_64"
+		if [ "$cfg" = lto-nv ]; then
+			flags=("${NV[@]}" -foffload-lto) label="GPU LTO, $n TUs, x86_64 + sm_90"
+			dir=$IN/lto-nv
+		else
+			dir=$IN/x86-$n
+		fi
+		gen "$n" "$dir" "${flags[*]}"
+		# two checkouts of the same objects (as a shared compiler cache
+		# gives them), at two paths, under one base directory
+		for ws in ws1 ws2; do
+			rm -rf "$W/$ws"; mkdir -p "$W/$ws/proj"; cp "$dir"/*.o "$W/$ws/proj/"
+		done
+		link_in() { # WS OUT EXTRA...
+			local ws=$1 out=$2
+			shift 2
+			(cd "$W/$ws/proj" && OFFLINK_CACHE_BASE_DIR=$W/$ws OFFLINK_CACHE_SECRET_FILE=$W/secret \
+				OFFLINK_CACHE_REMOTE=redis://127.0.0.1:$port clang-19 "${flags[@]}" -B "$B/compat" \
+				main.o k*.o -o "$out" "$@")
+		}
+		# worker 1 warms the remote
+		OFFLINK_CACHE_DIR=$W/ws1/cache XDG_CACHE_HOME=$W/ws1/home link_in ws1 prog
 		: >"$W/t.cold"; : >"$W/t.fresh"; : >"$W/t.host"
 		for ((i = 0; i < REPS; i++)); do
 			t0=$(now)
-			clang-19 "${X86[@]}" -B "$B/compat" "$dir/main.o" "$dir"/k*.o -o "$W/f.cold" -Wl,--no-cache
+			(cd "$W/ws2/proj" && clang-19 "${flags[@]}" -B "$B/compat" main.o k*.o -o cold -Wl,--no-cache)
 			elapsed "$t0" >>"$W/t.cold"
-			# a fresh machine: no local cache, no remembered digests
-			rm -rf "$W/fresh"
+			# worker 2, fresh: no local store, nothing remembered
+			rm -rf "$W/ws2/cache" "$W/ws2/home"; mkdir -p "$W/ws2/home"
 			t0=$(now)
-			OFFLINK_CACHE_DIR=$W/fresh XDG_CACHE_HOME=$W/fresh-home clang-19 "${X86[@]}" -B "$B/compat" \
-				"$dir/main.o" "$dir"/k*.o -o "$W/f.fresh" "${remote[@]}" -Wl,--wrapper-verbose 2>"$W/fresh.v"
+			OFFLINK_CACHE_DIR=$W/ws2/cache XDG_CACHE_HOME=$W/ws2/home link_in ws2 prog \
+				-Wl,--wrapper-verbose 2>"$W/fresh.v"
 			elapsed "$t0" >>"$W/t.fresh"
-			grep -q "device-link cache hit (remote" "$W/fresh.v" || { echo "remote: no remote hit" >&2; exit 1; }
-			cmp -s "$W/f.fresh" "$W/f.cold" || { echo "remote: the remote hit gave another program" >&2; exit 1; }
+			[ "$(grep -c "device-link cache hit (remote" "$W/fresh.v")" -ge 1 ] &&
+				! grep -q "device-link cache miss" "$W/fresh.v" || { echo "remote: not all remote hits" >&2; exit 1; }
+			cmp -s "$W/ws1/proj/prog" "$W/ws2/proj/prog" ||
+				{ echo "remote: the fresh worker's program differs" >&2; exit 1; }
 			t0=$(now)
-			clang-19 -fopenmp "$dir/main.o" "$dir"/k*.o -L/usr/lib/llvm-19/lib -lomptarget -o "$W/f.host"
+			(cd "$W/ws2/proj" && clang-19 -fopenmp main.o k*.o -L/usr/lib/llvm-19/lib -lomptarget -o host)
 			elapsed "$t0" >>"$W/t.host"
 		done
 		C=$(median <"$W/t.cold"); F=$(median <"$W/t.fresh"); H=$(median <"$W/t.host")
-		printf '| %s TUs, x86_64 | %.3f | %.3f | %.3f | %.2f |\n' "$n" "$C" "$F" "$H" \
+		printf '| %s | %.3f | %.3f | %.3f | %.2f |\n' "$label" "$C" "$F" "$H" \
 			"$(awk -v f="$F" -v h="$H" 'BEGIN { print f / h }')"
 	done
 	kill "$redis_pid" 2>/dev/null

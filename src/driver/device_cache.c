@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +56,7 @@
 #include "common/version.h"
 #include "driver/device_link.h"
 #include "os/findprog.h"
+#include "os/cleanup.h"
 #include "os/mapfile.h"
 
 #define DEFAULT_CAP ((uint64_t)1 << 30)
@@ -677,69 +679,87 @@ static void say(struct ol_link *l, const struct ol_group *g, const char *what,
 		   entry ? ehex : "");
 }
 
-/* ---- the probe: clang -### under the recorder, beside the link ---- */
+/* ---- the probe: clang -### under the recorder ---- */
 
 /* The probe of g's link through clang: its arguments before the cache's
- * flags, its temporary paths moved into a directory of its own (the
- * link writes the real ones meanwhile; clang -### drops an input that
- * does not exist, so empty ones stand there), its standard error (the
- * answer) to a file, and the recorder preloaded. */
+ * flags, its standard error (the answer) to a file, the recorder
+ * preloaded.  It runs while the host linker does (its inputs are there
+ * then), or at once when an answer is likely to lead to a hit. */
 static bool plan_probe(struct ol_link *l, struct ol_group *g)
 {
 	const struct ol_cmd *c = &g->steps[g->driver_step];
 	struct ol_cmd *p = &g->probe_cmd;
 	const char *pre = getenv("LD_PRELOAD");
-	bool ok;
 
 	if (!l->probe_lib)
 		return false;
-	g->probe_dir = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.probe", g->stem));
 	g->probe_log = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.probe.log", g->stem));
 	g->probe_out = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.probe.out", g->stem));
-	if (!g->probe_dir || !g->probe_log || !g->probe_out)
+	if (!g->probe_log || !g->probe_out)
 		return false;
 	memset(p, 0, sizeof(*p));
 	p->step = strdup(ol_arena_printf(&l->arena, "device-link cache: what clang runs for %s",
 					 ol_group_label(l, g)));
-	struct ol_pathform to_probe = { .tmp = g->probe_dir };
-	struct ol_strvec marked = { 0 };
-
-	/* (the link's temporary paths, moved: <TMP> first, then the probe's) */
-	ok = ol_pathform_to_all(&(struct ol_pathform){ .tmp = l->tmpdir }, &c->argv, &marked) &&
-	     ol_pathform_from_all(&to_probe, &marked, &p->argv);
-	ol_strvec_free(&marked);
+	ol_strvec_extend(&p->argv, &c->argv);
 	ol_strvec_push(&p->argv, "-###");
 	p->stderr_path = strdup(g->probe_out);
 	p->response_file = c->response_file;
 	ol_strvec_pushf(&p->env, "LD_PRELOAD=%s%s%s", l->probe_lib, pre && *pre ? ":" : "",
 			pre ? pre : "");
 	ol_strvec_pushf(&p->env, "OFFLINK_PROBE_LOG=%s", g->probe_log);
-	return ok && p->step && p->stderr_path && !p->argv.err && !p->env.err;
+	return p->step && p->stderr_path && !p->argv.err && !p->env.err;
 }
 
-/* Just before the probe runs: its directory and empty inputs.  Its start
- * is when the facts it finds must not have changed since. */
-enum ol_err ol_cache_probe_prepare(struct ol_link *l, struct ol_group *g, struct ol_diag *d)
+/* Empty files where the group's inputs will be written (the archive, or
+ * each image's file), so that clang -### (which drops an input that does
+ * not exist) shows the real command, when it is asked before the link;
+ * removed again after. */
+static void placeholder(const char *path, bool make)
 {
-	struct timespec ts;
+	int fd;
 
-	(void)l;
+	if (!make) {
+		unlink(path);
+		return;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void placeholders(struct ol_group *g, bool make)
+{
+	if (g->inputs_archive) {
+		placeholder(g->inputs_archive, make);
+		return;
+	}
+	for (size_t i = 0; i < g->nimages; i++)
+		placeholder(g->input_paths[i], make);
+}
+
+/* Start the probe (its start: the facts it finds must not have changed
+ * since); *pid, or false. */
+static bool start_probe(struct ol_link *l, struct ol_group *g, pid_t *pid)
+{
+	struct ol_run_opts run = l->run;
+	struct timespec ts;
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	run.dry_run = false;
 	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	g->probe_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	if (mkdir(g->probe_dir, 0700) != 0)
-		return ol_diag_errno(d, errno, "cannot create", g->probe_dir);
-	for (size_t i = 0; i < g->probe_cmd.argv.n; i++) {
-		const char *a = g->probe_cmd.argv.v[i];
-		size_t n = strlen(g->probe_dir);
-		int fd;
+	return ol_spawn(&g->probe_cmd, &run, pid, &d) == OL_OK;
+}
 
-		if (strncmp(a, g->probe_dir, n) != 0 || a[n] != '/' || strstr(a, ".img"))
-			continue;
-		fd = open(a, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			close(fd);
-	}
-	return OL_OK;
+static void finish_probe(struct ol_group *g, pid_t pid)
+{
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ol_cleanup_forget_child(pid);
+	g->probe_ran = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /* What the probe found: the answer, in g->linker (temporary paths moved
@@ -768,15 +788,7 @@ static bool read_probe(struct ol_link *l, struct ol_group *g, const char **why)
 		*why = "what clang looked at changed while it was asked, or its record cannot be read";
 		goto out;
 	}
-	{
-		struct ol_strvec marked = { 0 };
-
-		ok = ol_pathform_to_all(&(struct ol_pathform){ .tmp = g->probe_dir }, &jobs.job[0],
-					&marked) &&
-		     ol_pathform_from_all(&(struct ol_pathform){ .tmp = l->tmpdir }, &marked,
-					  &g->linker);
-		ol_strvec_free(&marked);
-	}
+	ok = !ol_strvec_extend(&g->linker, &jobs.job[0]);
 out:
 	ol_clang_jobs_free(&jobs);
 	ol_unmap(&out);
@@ -812,23 +824,23 @@ static void store_answer(struct ol_link *l, struct ol_group *g)
 	ol_probe_memo_free(&m);
 }
 
-/* The probe run at once, before the lookup. */
-static bool probe_now(struct ol_link *l, struct ol_group *g)
+/* The probe run at once: before the lookup (its inputs stood for by
+ * empty files), or after a link that failed. */
+static bool probe_now(struct ol_link *l, struct ol_group *g, bool before_link)
 {
-	struct ol_diag d;
-	struct ol_run_opts run = l->run;
 	const char *why;
-	int status;
+	pid_t pid;
+	bool started;
 
-	ol_diag_clear(&d);
-	run.dry_run = false;
-	if (ol_cache_probe_prepare(l, g, &d) || ol_run(&g->probe_cmd, &run, &status, &d))
-		return false;
-	g->probe_ran = true;
-	if (!read_probe(l, g, &why))
+	if (before_link)
+		placeholders(g, true);
+	if ((started = start_probe(l, g, &pid)))
+		finish_probe(g, pid);
+	if (before_link)
+		placeholders(g, false);
+	if (!started || !read_probe(l, g, &why))
 		return false;
 	store_answer(l, g);
-	ol_probe_cmd_forget(g);
 	return true;
 }
 
@@ -903,7 +915,8 @@ static void lookup_group(struct ol_link *l, struct ol_group *g)
 		} else if (!known && seen) {
 			/* answered before, for another directory or machine: likely
 			 * a hit once asked, so clang is asked now */
-			known = probe_now(l, g);
+			known = probe_now(l, g, true);
+			ol_probe_cmd_forget(g);
 		}
 	}
 	if (keyed && (g->driver_step < 0 || known))
@@ -982,9 +995,10 @@ bool ol_cache_retry_plain(struct ol_link *l, struct ol_group *g, size_t failed_s
 	if (g->probe != PROBE_PENDING || g->driver_step < 0 || !g->driver_plain_argc ||
 	    failed_step != (size_t)g->driver_step)
 		return false;
-	/* only when clang said it runs another linker than the one the flags
+	/* only when clang says it runs another linker than the one the flags
 	 * were for: otherwise the failure is the link's own */
-	if (!read_probe(l, g, &why) || !g->linker.n || is_spirv_link(g->linker.v[0]) ||
+	(void)why;
+	if (!probe_now(l, g, false) || !g->linker.n || is_spirv_link(g->linker.v[0]) ||
 	    ol_ld_flavor_of(g->linker.v[0]) == g->predicted)
 		return false;
 	c = &g->steps[g->driver_step];
@@ -1271,6 +1285,26 @@ void ol_cache_linked(struct ol_link *l, struct ol_group *g)
 	g->linked = true;
 }
 
+/* The probes still to run (first links), side by side. */
+static void run_probes(struct ol_link *l)
+{
+	pid_t *pids = calloc(l->ngroups + 1, sizeof(*pids));
+	double t0 = ol_now_us();
+
+	for (size_t i = 0; pids && i < l->ngroups; i++) {
+		struct ol_group *g = &l->groups[i];
+
+		if (g->probe == PROBE_PENDING && g->linked && !g->linker.n && g->probe_cmd.argv.n &&
+		    !start_probe(l, g, &pids[i]))
+			pids[i] = 0;
+	}
+	for (size_t i = 0; pids && i < l->ngroups; i++)
+		if (pids[i] > 0)
+			finish_probe(&l->groups[i], pids[i]);
+	free(pids);
+	ol_link_span(l, "cache: what clang runs", t0);
+}
+
 void ol_cache_store(void *ctx)
 {
 	struct ol_link *l = ctx;
@@ -1278,6 +1312,7 @@ void ol_cache_store(void *ctx)
 	if (!l->cache_on || l->opt.dry_run || l->cache_stored)
 		return;
 	l->cache_stored = true;
+	run_probes(l);
 	for (size_t i = 0; i < l->ngroups; i++)
 		store_group(l, &l->groups[i]);
 }

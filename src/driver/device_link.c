@@ -560,15 +560,6 @@ static enum ol_err finish_image(struct ol_job *j, void *ctx, struct ol_diag *d)
 	return OL_OK;
 }
 
-/* The device-link cache's probe of clang, beside a group's link. */
-static enum ol_err prepare_probe(struct ol_job *j, void *ctx, struct ol_diag *d)
-{
-	struct group_inputs *gi = ctx;
-
-	(void)j;
-	return ol_cache_probe_prepare(gi->l, gi->g, d);
-}
-
 /* A group whose link failed under flags meant for another linker than
  * the one clang runs: once more, without them. */
 static void retry_plain(struct ol_link *l, struct ol_job *jobs, struct group_inputs *gi)
@@ -596,8 +587,7 @@ static void retry_plain(struct ol_link *l, struct ol_job *jobs, struct group_inp
 
 enum ol_err ol_run_device_links(struct ol_link *l)
 {
-	/* each group's link, and after them the cache's probes of clang */
-	struct ol_job *jobs = calloc(2 * l->ngroups + 1, sizeof(*jobs));
+	struct ol_job *jobs = calloc(l->ngroups ? l->ngroups : 1, sizeof(*jobs));
 	struct group_inputs *gi = calloc(l->ngroups ? l->ngroups : 1, sizeof(*gi));
 	struct ol_jobserver js;
 	enum ol_jobserver_state jst = OL_JOBSERVER_NONE;
@@ -619,16 +609,7 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		jobs[i].ctx = &gi[i];
 		jobs[i].prepare_cost = l->groups[i].inputs_archive ? 1 : l->groups[i].nimages;
 	}
-	for (size_t i = 0; i < l->ngroups && !l->opt.dry_run; i++) {
-		struct ol_group *g = &l->groups[i];
 
-		if (g->probe != PROBE_PENDING || !g->probe_cmd.argv.n)
-			continue;
-		jobs[njobs] = (struct ol_job){ .steps = &g->probe_cmd, .nsteps = 1,
-					       .prepare = prepare_probe, .ctx = &gi[i],
-					       .prepare_cost = 0 };
-		njobs++;
-	}
 	/* Under make -j (or --wrapper-jobs=jobserver), make's slots decide;
 	 * a number given with --wrapper-jobs wins. */
 	if (l->opt.jobs_mode != JOBS_GIVEN && !l->opt.dry_run)
@@ -648,9 +629,6 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 	ol_pool_run(jobs, njobs, use_js ? (unsigned)njobs : l->opt.jobs, &l->run, use_js ? &js : NULL);
 	if (use_js)
 		ol_jobserver_close(&js);
-	/* a probe that failed is the cache's loss, not the link's */
-	for (size_t i = l->ngroups; i < njobs; i++)
-		((struct group_inputs *)jobs[i].ctx)->g->probe_ran = !jobs[i].failed;
 	retry_plain(l, jobs, gi);
 	for (size_t i = 0; i < l->ngroups; i++)
 		failed |= jobs[i].failed != 0;

@@ -162,7 +162,7 @@ struct ol_group {
 	struct ol_strvec linker;     /* the command clang runs */
 	struct ol_facts facts;       /* what clang decided it on */
 	struct ol_cmd probe_cmd;     /* PENDING: clang -### under the recorder */
-	char *probe_dir, *probe_log, *probe_out;
+	char *probe_log, *probe_out;
 	double probe_time;           /* when the probe started (coarse clock) */
 	bool probe_ran;
 };

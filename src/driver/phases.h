@@ -38,12 +38,12 @@ char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, siz
 enum ol_err ol_open_cache(struct ol_link *l);
 enum ol_err ol_lookup_device_cache(struct ol_link *l);
 /* The device-link cache around the links (device_cache.c): a group's
- * link has made its image; a probe of clang is about to run; a group
- * whose link failed under flags meant for another linker is to run again
- * without them (true: they were taken out); store what the links made
- * (ctx: the link; run while the host linker works, or after the links). */
+ * link has made its image; a group whose link failed under flags meant
+ * for another linker is to run again without them (true: they were taken
+ * out); ask clang what it runs where that is still to learn, and store
+ * what the links made (ctx: the link; run while the host linker works,
+ * or after the links). */
 void ol_cache_linked(struct ol_link *l, struct ol_group *g);
-enum ol_err ol_cache_probe_prepare(struct ol_link *l, struct ol_group *g, struct ol_diag *d);
 bool ol_cache_retry_plain(struct ol_link *l, struct ol_group *g, size_t failed_step);
 void ol_cache_store(void *ctx);
 void ol_probe_cmd_forget(struct ol_group *g);
