@@ -164,6 +164,62 @@ static bool skipped(const char *path, const char *tmpdir)
 	return t && strncmp(path, tmpdir, t) == 0 && (path[t] == '/' || path[t] == '\0');
 }
 
+/* The end of the 'C' record at i (its count, then that many strings);
+ * 0 when it does not read whole. */
+static size_t skip_command(const uint8_t *log, size_t n, size_t i)
+{
+	const uint8_t *z = memchr(log + i, '\0', n - i);
+	char *end;
+	unsigned long argc;
+
+	if (!z)
+		return 0;
+	argc = strtoul((const char *)log + i + 1, &end, 10);
+	if (end != (const char *)z || !argc || argc > n)
+		return 0;
+	i = (size_t)(z - log) + 1;
+	while (argc-- > 0) {
+		if (i >= n || !(z = memchr(log + i, '\0', n - i)))
+			return 0;
+		i = (size_t)(z - log) + 1;
+	}
+	return i;
+}
+
+size_t ol_log_commands(const uint8_t *log, size_t n, struct ol_strvec *first, bool *whole)
+{
+	size_t count = 0;
+
+	*whole = true;
+	for (size_t i = 0; i < n; ) {
+		const uint8_t *z = memchr(log + i, '\0', n - i);
+		size_t next;
+
+		if (!z) {
+			*whole = false;
+			break;
+		}
+		if (log[i] != 'C') {
+			i = (size_t)(z - log) + 1;
+			continue;
+		}
+		if (!(next = skip_command(log, n, i))) {
+			*whole = false;
+			break;
+		}
+		if (count++ == 0 && first) {
+			for (size_t a = (size_t)(z - log) + 1; a < next; ) {
+				size_t k = strlen((const char *)log + a);
+
+				ol_strvec_pushn(first, (const char *)log + a, k);
+				a += k + 1;
+			}
+		}
+		i = next;
+	}
+	return count;
+}
+
 bool ol_facts_from_log(const uint8_t *log, size_t n, const struct ol_pathform *form,
 		       struct ol_fdigest *files, struct ol_facts *out, double not_after)
 {
@@ -178,6 +234,13 @@ bool ol_facts_from_log(const uint8_t *log, size_t n, const struct ol_pathform *f
 		char op = (char)log[i];
 		const char *rec = (const char *)log + i, *path = rec + 1;
 
+		if (op == 'C') { /* a program started: not a fact */
+			if (!(i = skip_command(log, n, i))) {
+				ok = false;
+				break;
+			}
+			continue;
+		}
 		if (!end || !strchr("ESLAXODRP", op) || !op || end == log + i + 1) {
 			ok = false;
 			break;

@@ -28,6 +28,7 @@
 #include "cache/filedigest.h"
 #include "cache/pathform.h"
 #include "common/buf.h"
+#include "common/strvec.h"
 
 /* Encoded facts: records of an operation byte, a path and the fact, each
  * string ending in NUL. */
@@ -46,6 +47,11 @@ struct ol_facts {
  * program saw. */
 bool ol_facts_from_log(const uint8_t *log, size_t n, const struct ol_pathform *form,
 		       struct ol_fdigest *files, struct ol_facts *out, double not_after);
+
+/* The programs the log says were started (its 'C' records): how many,
+ * the first one's arguments appended to first (when not NULL); *whole
+ * false when a record does not read whole. */
+size_t ol_log_commands(const uint8_t *log, size_t n, struct ol_strvec *first, bool *whole);
 
 /* Whether every fact of f still holds here (form: this link's places);
  * the first that does not, when one does not, in *why (its record in f:

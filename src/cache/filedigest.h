@@ -1,4 +1,6 @@
-/* The SHA-256 of a file's content, for the device-link cache's keys.
+/* The SHA-256 of a file's content, for the device-link cache's keys (an
+ * XXH3-128 for a file only root can change, and for programs: see
+ * ol_fdigest_program).
  *
  * Tools (clang and its libLLVM: 200 MB) and system libraries are read on
  * every relink's lookup, so a digest is remembered: in memory for the

@@ -295,11 +295,33 @@ static bool record_reads(struct ol_link *l, struct ol_group *g, struct pending *
 	ol_strvec_pushf(&c->argv, driver ? "-Wl,--dependency-file=%s" : "--dependency-file=%s", path);
 	if (trace) {
 		ol_strvec_push(&c->argv, driver ? "-Wl,--verbose" : "--verbose");
-		ol_strvec_push(&c->env, "LC_ALL=C");
+		/* (through clang: only its linker gets LC_ALL=C, from the
+		 * recorder, so that clang decides in offlink's environment) */
+		if (!driver || !l->probe_lib)
+			ol_strvec_push(&c->env, "LC_ALL=C");
 		free(c->stdout_path);
 		c->stdout_path = strdup(trace);
 	}
 	return !c->argv.err && !c->env.err && (!trace || c->stdout_path);
+}
+
+/* The link through clang runs with the recorder preloaded: its linker
+ * gets LC_ALL=C (GNU ld's words are read), and a first link records what
+ * clang looked at and ran (the answer, without a -### of its own). */
+static bool record_driver(struct ol_link *l, struct ol_group *g, bool gnu)
+{
+	struct ol_cmd *c = &g->steps[g->driver_step];
+	const char *pre = getenv("LD_PRELOAD");
+
+	if (!l->probe_lib || (!gnu && g->probe != PROBE_PENDING))
+		return true;
+	ol_strvec_pushf(&c->env, "LD_PRELOAD=%s%s%s", l->probe_lib, pre && *pre ? ":" : "",
+			pre ? pre : "");
+	if (gnu)
+		ol_strvec_push(&c->env, "OFFLINK_PROBE_CHILD_ENV=LC_ALL=C");
+	if (g->probe == PROBE_PENDING)
+		ol_strvec_pushf(&c->env, "OFFLINK_PROBE_LOG=%s", g->probe_log);
+	return !c->env.err;
 }
 
 /* Whether path names SPIRV-Tools' linker. */
@@ -764,31 +786,80 @@ static void finish_probe(struct ol_group *g, pid_t pid)
 
 /* What the probe found: the answer, in g->linker (temporary paths moved
  * back), and the facts, in g->facts; false with why when there is none. */
+/* The command clang ran, from the recorder's log of the link itself,
+ * with the flags the cache added taken out again (they are not what clang
+ * decided); false when the log holds none (*count: how many). */
+static bool recorded_command(struct ol_link *l, struct ol_group *g, const struct ol_map *log,
+			     size_t *count)
+{
+	struct ol_strvec cmd = { 0 };
+	const struct ol_cmd *c = &g->steps[g->driver_step];
+	bool whole;
+
+	*count = ol_log_commands(log->data, log->len, &cmd, &whole);
+	if (*count != 1 || !whole) {
+		ol_strvec_free(&cmd);
+		return false;
+	}
+	/* "-Wl,X" that the cache added reached the linker as "X": the last
+	 * of each goes */
+	for (size_t a = g->driver_plain_argc; a < c->argv.n; a++) {
+		const char *added = strncmp(c->argv.v[a], "-Wl,", 4) == 0 ? c->argv.v[a] + 4 : NULL;
+
+		for (size_t i = cmd.n; added && i-- > 1; )
+			if (strcmp(cmd.v[i], added) == 0) {
+				free(cmd.v[i]);
+				memmove(&cmd.v[i], &cmd.v[i + 1], (cmd.n - i) * sizeof(*cmd.v));
+				cmd.n--;
+				break;
+			}
+	}
+	(void)l;
+	ol_strvec_free(&g->linker);
+	g->linker = cmd;
+	return !cmd.err;
+}
+
+/* What clang answered: the command its link ran (recorded beside it) or
+ * its -### (a probe of its own), in g->linker, and the facts it decided
+ * on, in g->facts; false with why when there is none. */
 static bool read_probe(struct ol_link *l, struct ol_group *g, const char **why)
 {
 	struct ol_map out = { 0 }, log = { 0 };
 	struct ol_clang_jobs jobs = { 0 };
 	struct ol_pathform f = form_of(l);
 	struct ol_diag d;
+	size_t count = 0;
 	bool ok = false;
 
 	ol_diag_clear(&d);
-	*why = "clang -### did not say what it runs";
-	if (g->linker.n)
+	*why = "clang did not say what it runs";
+	if (g->linker.n && g->facts.n)
 		return true; /* (read already) */
-	if (!g->probe_ran || ol_map_file(g->probe_out, &out, &d) || ol_map_file(g->probe_log, &log, &d))
+	if (!g->probe_log || ol_map_file(g->probe_log, &log, &d))
 		goto out;
-	if (ol_clang_jobs_parse((const char *)out.data, out.len, &jobs) || jobs.n != 1) {
-		if (jobs.n > 1)
+	if (!recorded_command(l, g, &log, &count)) {
+		if (count > 1) {
 			*why = ol_arena_printf(&l->arena, "clang runs %zu commands, not just the linker",
-					       jobs.n);
-		goto out;
+					       count);
+			goto out;
+		}
+		if (!g->probe_ran || ol_map_file(g->probe_out, &out, &d) ||
+		    ol_clang_jobs_parse((const char *)out.data, out.len, &jobs) || jobs.n != 1) {
+			if (jobs.n > 1)
+				*why = ol_arena_printf(&l->arena, "clang runs %zu commands, not just the "
+								  "linker", jobs.n);
+			goto out;
+		}
+		ol_strvec_free(&g->linker);
+		if (ol_strvec_extend(&g->linker, &jobs.job[0]))
+			goto out;
 	}
 	if (!ol_facts_from_log(log.data, log.len, &f, &l->cache.files, &g->facts, g->probe_time)) {
 		*why = "what clang looked at changed while it was asked, or its record cannot be read";
 		goto out;
 	}
-	ok = !ol_strvec_extend(&g->linker, &jobs.job[0]);
+	ok = true;
 out:
 	ol_clang_jobs_free(&jobs);
 	ol_unmap(&out);
@@ -950,9 +1021,15 @@ static void lookup_group(struct ol_link *l, struct ol_group *g)
 	}
 	ol_link_span(l, "cache: lookup", t0);
 	/* Not found: the linkers now write what they read. */
-	for (size_t i = 0; i < np && g->cache == CACHE_MISS && ok; i++)
+	for (size_t i = 0; i < np && g->cache == CACHE_MISS && ok; i++) {
 		if (pv[i].flavor == OL_LD_GNU || pv[i].flavor == OL_LD_LLD)
 			ok = record_reads(l, g, &pv[i]);
+		if (ok && g->driver_step >= 0 && pv[i].step == (size_t)g->driver_step)
+			ok = record_driver(l, g, pv[i].flavor == OL_LD_GNU);
+	}
+	if (ok && g->cache == CACHE_MISS && g->probe == PROBE_PENDING &&
+	    !(np && pv[np - 1].step == (size_t)g->driver_step))
+		ok = record_driver(l, g, false); /* (spirv-link, or no flags) */
 	if (!ok) {
 		g->cache = CACHE_NOT_USED;
 		g->cache_note = "not used: out of memory";
@@ -995,10 +1072,10 @@ bool ol_cache_retry_plain(struct ol_link *l, struct ol_group *g, size_t failed_s
 	if (g->probe != PROBE_PENDING || g->driver_step < 0 || !g->driver_plain_argc ||
 	    failed_step != (size_t)g->driver_step)
 		return false;
-	/* only when clang says it runs another linker than the one the flags
-	 * were for: otherwise the failure is the link's own */
-	(void)why;
-	if (!probe_now(l, g, false) || !g->linker.n || is_spirv_link(g->linker.v[0]) ||
+	/* only when clang ran another linker than the one the flags were
+	 * for (its recorded command says): otherwise the failure is the
+	 * link's own */
+	if (!read_probe(l, g, &why) || !g->linker.n || is_spirv_link(g->linker.v[0]) ||
 	    ol_ld_flavor_of(g->linker.v[0]) == g->predicted)
 		return false;
 	c = &g->steps[g->driver_step];
@@ -1279,6 +1356,15 @@ out:
 	ol_strvec_free(&absent);
 }
 
+void ol_cache_link_started(struct ol_link *l, struct ol_group *g)
+{
+	struct timespec ts;
+
+	(void)l;
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	g->probe_time = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void ol_cache_linked(struct ol_link *l, struct ol_group *g)
 {
 	(void)l;
@@ -1293,9 +1379,20 @@ static void run_probes(struct ol_link *l)
 
 	for (size_t i = 0; pids && i < l->ngroups; i++) {
 		struct ol_group *g = &l->groups[i];
+		struct ol_map log = { 0 };
+		struct ol_diag d;
+		bool whole;
 
-		if (g->probe == PROBE_PENDING && g->linked && !g->linker.n && g->probe_cmd.argv.n &&
-		    !start_probe(l, g, &pids[i]))
+		/* (the link itself recorded what clang ran: nothing to ask) */
+		ol_diag_clear(&d);
+		if (g->probe != PROBE_PENDING || !g->linked || !g->probe_cmd.argv.n ||
+		    (ol_map_file(g->probe_log, &log, &d) == OL_OK &&
+		     ol_log_commands(log.data, log.len, NULL, &whole) > 0)) {
+			ol_unmap(&log);
+			continue;
+		}
+		ol_unmap(&log);
+		if (!start_probe(l, g, &pids[i]))
 			pids[i] = 0;
 	}
 	for (size_t i = 0; pids && i < l->ngroups; i++)

@@ -506,6 +506,7 @@ static enum ol_err write_inputs(struct ol_job *j, void *ctx, struct ol_diag *d)
 		j->done = j->nsteps; /* the image is there: nothing to run */
 		return OL_OK;
 	}
+	ol_cache_link_started(gi->l, g);
 	if (!g->inputs_archive) {
 		for (size_t i = 0; i < g->nimages && !rc; i++)
 			rc = ol_scratch_write(ol_group_input_path(gi->l, g, i), g->images[i]->entry->image,

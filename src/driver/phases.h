@@ -38,11 +38,13 @@ char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, siz
 enum ol_err ol_open_cache(struct ol_link *l);
 enum ol_err ol_lookup_device_cache(struct ol_link *l);
 /* The device-link cache around the links (device_cache.c): a group's
- * link has made its image; a group whose link failed under flags meant
+ * link starts (what clang looks at from now on is what it decides on);
+ * it has made its image; a group whose link failed under flags meant
  * for another linker is to run again without them (true: they were taken
  * out); ask clang what it runs where that is still to learn, and store
  * what the links made (ctx: the link; run while the host linker works,
  * or after the links). */
+void ol_cache_link_started(struct ol_link *l, struct ol_group *g);
 void ol_cache_linked(struct ol_link *l, struct ol_group *g);
 bool ol_cache_retry_plain(struct ol_link *l, struct ol_group *g, size_t failed_step);
 void ol_cache_store(void *ctx);

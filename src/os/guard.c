@@ -189,6 +189,11 @@ void ol_guard_exec(pid_t parent, int fd, char **argv)
 		if (getppid() != guard)
 			_exit(128 + SIGKILL);
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
+		/* a preload meant for the tool (os/spawn.c), not for the guard */
+		if (getenv("OFFLINK_GUARD_LD_PRELOAD")) {
+			setenv("LD_PRELOAD", getenv("OFFLINK_GUARD_LD_PRELOAD"), 1);
+			unsetenv("OFFLINK_GUARD_LD_PRELOAD");
+		}
 		execvp(argv[0], argv);
 		err = errno;
 		(void)!write(fd, &err, sizeof(err));

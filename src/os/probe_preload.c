@@ -14,15 +14,26 @@
  *   S stat (links followed)   L lstat        A access (R/W/F)
  *   X access for execution    O open/fopen   D opendir
  *   R readlink                P realpath     E getenv
+ * and, for each program clang starts (posix_spawn, or exec after a fork:
+ * an exec of the process itself, as a wrapper script's, goes on being
+ * recorded), C, the count of
+ * its arguments in decimal and NUL, then each argument and NUL: a real
+ * link recorded so says what clang runs without a -### of its own.  A
+ * program clang starts gets neither this library nor its variables; it
+ * gets OFFLINK_PROBE_CHILD_ENV ("NAME=value", e.g. LC_ALL=C for GNU ld,
+ * whose messages offlink reads) set in its environment instead, which
+ * clang itself never sees.
  * A path relative to a directory descriptor is written from that
  * directory's /proc/self/fd name.  libc only: this library is loaded
  * into programs that are not offlink's. */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <spawn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +46,20 @@
 extern char **environ;
 
 static int log_fd = -2;          /* -2: not opened yet; -1: no log */
+static pid_t loaded_by;          /* the process this image was loaded into */
+
+__attribute__((constructor)) static void loaded(void)
+{
+	loaded_by = getpid();
+}
+
+/* An exec in the process itself (a wrapper script's `exec clang`) goes
+ * on recording in the new image: only a child's exec, after a fork, is
+ * a program started. */
+static bool in_child(void)
+{
+	return getpid() != loaded_by;
+}
 static __thread int busy;        /* inside our own code: do not record */
 
 /* The log, opened with the system call itself (open is ours). */
@@ -94,6 +119,163 @@ static void record(char op, int dirfd, const char *path)
 static int named(const char *path)
 {
 	return path && *path;
+}
+
+/* ---- the programs clang starts ---- */
+
+static void record_command(char *const argv[])
+{
+	size_t n = 16, argc = 0, at;
+	char *buf;
+
+	if (busy || log_file() < 0 || !argv)
+		return;
+	busy = 1;
+	for (; argv[argc]; argc++)
+		n += strlen(argv[argc]) + 1;
+	if ((buf = malloc(n))) {
+		at = (size_t)snprintf(buf, n, "C%zu", argc) + 1;
+		for (size_t i = 0; i < argc; i++) {
+			size_t k = strlen(argv[i]) + 1;
+
+			memcpy(buf + at, argv[i], k);
+			at += k;
+		}
+		(void)!syscall(SYS_write, log_fd, buf, at);
+		free(buf);
+	}
+	busy = 0;
+}
+
+/* This library's own path (to take it out of a child's LD_PRELOAD). */
+static const char *self_path(void)
+{
+	Dl_info info;
+
+	/* (the address of a variable of this library: a data pointer) */
+	return dladdr(&log_fd, &info) && info.dli_fname ? info.dli_fname : "";
+}
+
+static bool starts(const char *e, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(e, name, n) == 0;
+}
+
+/* envp for a program clang starts: without OFFLINK_PROBE_*, without this
+ * library in LD_PRELOAD, with OFFLINK_PROBE_CHILD_ENV set.  NULL when out
+ * of memory (the program then gets envp as it is). */
+static char **child_env(char *const envp[])
+{
+	const char *add = NULL, *self = self_path();
+	size_t n = 0, k = 0, addlen = 0;
+	char **out;
+
+	for (; envp && envp[n]; n++)
+		if (starts(envp[n], "OFFLINK_PROBE_CHILD_ENV="))
+			add = envp[n] + 24;
+	if (add && strchr(add, '='))
+		addlen = (size_t)(strchr(add, '=') - add) + 1;
+	if (!(out = calloc(n + 2, sizeof(*out))))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = envp[i];
+
+		if (starts(e, "OFFLINK_PROBE_") || (addlen && strncmp(e, add, addlen) == 0))
+			continue;
+		if (starts(e, "LD_PRELOAD=") && *self) {
+			/* the others' preloads stay */
+			size_t len = strlen(e) + 1, sl = strlen(self);
+			char *copy = malloc(len), *w;
+			const char *r = e + 11;
+
+			if (!copy)
+				continue;
+			w = copy + 11;
+			memcpy(copy, e, 11);
+			while (*r) {
+				size_t seg = strcspn(r, ": ");
+
+				if (!(seg == sl && strncmp(r, self, sl) == 0)) {
+					if (w > copy + 11)
+						*w++ = ':';
+					memcpy(w, r, seg);
+					w += seg;
+				}
+				r += seg;
+				while (*r == ':' || *r == ' ')
+					r++;
+			}
+			*w = '\0';
+			out[k++] = copy; /* (leaks in the child's image only) */
+			continue;
+		}
+		out[k++] = (char *)e;
+	}
+	if (addlen)
+		out[k++] = (char *)add;
+	return out;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	REAL(posix_spawn);
+	char **env = child_env(envp);
+	int rc;
+
+	record_command(argv);
+	rc = real_posix_spawn(pid, path, fa, attr, argv, env ? env : envp);
+	free(env);
+	return rc;
+}
+
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	REAL(posix_spawnp);
+	char **env = child_env(envp);
+	int rc;
+
+	record_command(argv);
+	rc = real_posix_spawnp(pid, file, fa, attr, argv, env ? env : envp);
+	free(env);
+	return rc;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	REAL(execve);
+	char **env;
+
+	if (!in_child())
+		return real_execve(path, argv, envp);
+	env = child_env(envp);
+	record_command(argv);
+	return real_execve(path, argv, env ? env : envp);
+}
+
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	REAL(execvpe);
+	char **env;
+
+	if (!in_child())
+		return real_execvpe(file, argv, envp);
+	env = child_env(envp);
+	record_command(argv);
+	return real_execvpe(file, argv, env ? env : envp);
+}
+
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
 }
 
 /* ---- the environment ---- */

@@ -28,18 +28,28 @@ void ol_cmd_free(struct ol_cmd *c)
 
 /* offlink's environment with c->env set over it; NULL when out of
  * memory.  The vector owns the strings. */
-static char **child_env(const struct ol_cmd *c, struct ol_strvec *store)
+/* A preload is for the tool, not its guard (which would carry it into
+ * its own exec): through a guard it travels as GUARD_PRELOAD, which the
+ * guard sets as LD_PRELOAD in the tool's environment (os/guard.c). */
+#define GUARD_PRELOAD "OFFLINK_GUARD_LD_PRELOAD="
+
+static char **child_env(const struct ol_cmd *c, bool guarded, struct ol_strvec *store)
 {
 	for (char *const *e = environ; e && *e; e++) {
 		size_t n = strcspn(*e, "=");
 		bool over = false;
 
 		for (size_t i = 0; i < c->env.n && !over; i++)
-			over = strncmp(c->env.v[i], *e, n) == 0 && c->env.v[i][n] == '=';
+			over = strncmp(c->env.v[i], *e, n) == 0 && c->env.v[i][n] == '=' &&
+			       !(guarded && strncmp(*e, "LD_PRELOAD=", 11) == 0);
 		if (!over)
 			ol_strvec_push(store, *e);
 	}
-	ol_strvec_extend(store, &c->env);
+	for (size_t i = 0; i < c->env.n; i++)
+		if (guarded && strncmp(c->env.v[i], "LD_PRELOAD=", 11) == 0)
+			ol_strvec_pushf(store, GUARD_PRELOAD "%s", c->env.v[i] + 11);
+		else
+			ol_strvec_push(store, c->env.v[i]);
 	return store->err ? NULL : store->v;
 }
 
@@ -305,7 +315,7 @@ static enum ol_err spawn_argv(const struct ol_cmd *c, char *const *argv,
 {
 	posix_spawnattr_t attr;
 	struct ol_strvec env = { 0 };
-	char **envp = c->env.n ? child_env(c, &env) : environ;
+	char **envp = c->env.n ? child_env(c, guard_exe != NULL, &env) : environ;
 	sigset_t old;
 	int rc;
 
