@@ -5,20 +5,28 @@
  * passed on. */
 #include "offstub.h"
 
-static _Thread_local int last_error;
+#include <stdlib.h>
+#include <unistd.h>
 
-int stub_no_device(void)
+int stub_api_call(const char *runtime, const char *name, int result)
 {
-	last_error = STUB_NO_DEVICE;
-	return STUB_NO_DEVICE;
-}
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
 
-static int take_last_error(void)
-{
-	int e = last_error;
-
-	last_error = 0;
-	return e;
+	stub_write_pending();
+	f = open_memstream(&text, &len);
+	if (!f)
+		return result;
+	fputs("{\"runtime\": ", f);
+	json_string(f, runtime);
+	fprintf(f, ", \"pid\": %ld, \"call\": ", (long)getpid());
+	json_string(f, name);
+	fprintf(f, ", \"result\": %d}\n", result);
+	fclose(f);
+	stub_log_line(text, len);
+	free(text);
+	return result;
 }
 
 static const char *error_string(int e)
@@ -49,8 +57,8 @@ static const char *error_string(int e)
 			*count = 0;                                                            \
 		return stub_no_device();                                                                 \
 	})                                                                                     \
-	DEVICE_CALL(#p, p##GetLastError, (void), (), { return take_last_error(); })               \
-	DEVICE_CALL(#p, p##PeekAtLastError, (void), (), { return last_error; })                   \
+	DEVICE_CALL(#p, p##GetLastError, (void), (), { return stub_take_last_error(); })               \
+	DEVICE_CALL(#p, p##PeekAtLastError, (void), (), { return stub_peek_last_error(); })                   \
 	DEVICE_CALL(#p, p##DeviceSynchronize, (void), (), { return stub_no_device(); })                     \
 	DEVICE_CALL(#p, p##SetDevice, (int device), (device), {                                    \
 		(void)device;                                                                  \

@@ -20,8 +20,15 @@
 #define OFFSTUB_EXIT_MALFORMED 3
 #define STUB_NO_DEVICE 100 /* cudaErrorNoDevice, hipErrorNoDevice */
 
-/* Note STUB_NO_DEVICE as the thread's last CUDA/HIP error and return it. */
+/* Note STUB_NO_DEVICE as the thread's last CUDA/HIP error and return it
+ * (basics.c); the last error, left as it is or cleared. */
 int stub_no_device(void);
+int stub_peek_last_error(void);
+int stub_take_last_error(void);
+
+/* Append one line to $OFFSTUB_LOG (if set), in one write with O_APPEND:
+ * lines of concurrent processes (and threads) do not interleave. */
+void stub_log_line(const char *text, size_t len);
 
 /* A JSON record under construction (open_memstream). */
 struct record {

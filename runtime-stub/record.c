@@ -1,55 +1,11 @@
-/* Building and writing the JSON log records, and failing loudly. */
+/* Building the JSON log records of registrations and launches. */
 #include "offstub.h"
 
 #include "format/spirv_container.h"
 
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-void stub_fail(const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "offstub: malformed %s: ", what);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	_exit(OFFSTUB_EXIT_MALFORMED);
-}
-
-void check_name(const char *what, const char *name)
-{
-	size_t i;
-
-	if (!name)
-		stub_fail(what, "a null name");
-	for (i = 0; i < 4096 && name[i]; i++)
-		if ((unsigned char)name[i] < 0x20 || (unsigned char)name[i] >= 0x7f)
-			stub_fail(what, "name with byte 0x%02x at %zu", (unsigned char)name[i], i);
-	if (i == 0 || i == 4096)
-		stub_fail(what, "%s name", i ? "unterminated" : "empty");
-}
 
 void record_open(struct record *r, const char *runtime)
 {
@@ -116,27 +72,6 @@ void record_entry(struct record *r, const char *name, uint64_t size,
 	fputc('}', r->f);
 }
 
-void *stub_next_symbol(const char *name)
-{
-	return dlsym(RTLD_NEXT, name);
-}
-
-/* One write of the whole line with O_APPEND: lines of concurrent
- * processes (and threads) do not interleave. */
-static void append_line(const char *text, size_t len)
-{
-	const char *path = getenv("OFFSTUB_LOG");
-	int fd;
-
-	if (!path || !*path)
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
-		fprintf(stderr, "offstub: cannot write the log %s\n", path);
-	if (fd >= 0)
-		close(fd);
-}
-
 void record_write(struct record *r)
 {
 	if (!r->f)
@@ -146,7 +81,7 @@ void record_write(struct record *r)
 	fputs("]}\n", r->f);
 	fclose(r->f);
 	r->f = NULL;
-	append_line(r->text, r->len);
+	stub_log_line(r->text, r->len);
 	free(r->text);
 	r->text = NULL;
 }
@@ -167,27 +102,6 @@ void record_launch(const char *runtime, const char *name, const unsigned grid[3]
 	fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u]}\n", grid[0], grid[1],
 		grid[2], block[0], block[1], block[2]);
 	fclose(f);
-	append_line(text, len);
+	stub_log_line(text, len);
 	free(text);
-}
-
-int stub_api_call(const char *runtime, const char *name, int result)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	stub_write_pending();
-	f = open_memstream(&text, &len);
-	if (!f)
-		return result;
-	fputs("{\"runtime\": ", f);
-	json_string(f, runtime);
-	fprintf(f, ", \"pid\": %ld, \"call\": ", (long)getpid());
-	json_string(f, name);
-	fprintf(f, ", \"result\": %d}\n", result);
-	fclose(f);
-	append_line(text, len);
-	free(text);
-	return result;
 }

@@ -51,7 +51,10 @@ void loaded_free(struct loaded *l);
 
 /* Target i's entry ID as the release writes it: LLVM 16 as given, later
  * releases in the standard form (host-x86_64-unknown-linux-gnu-). */
-const char *bundle_id_text(const struct bundler *b, size_t i);
+static inline const char *bundle_id_text(const struct bundler *b, size_t i)
+{
+	return b->release <= 16 ? b->targets.v[i] : b->ids[i].text;
+}
 
 /* True if p is an ELF relocatable object (the host of -type=o). */
 bool is_host_object(const uint8_t *p, size_t len);

@@ -255,11 +255,6 @@ static int choose_release(struct bundler *b)
 	return 0;
 }
 
-const char *bundle_id_text(const struct bundler *b, size_t i)
-{
-	return b->release <= 16 ? b->targets.v[i] : b->ids[i].text;
-}
-
 /* ---- checks shared by the modes (LLVM's messages) ---- */
 
 /* Two targets conflict only when they have the same kind and processor:

@@ -43,7 +43,7 @@ struct asm_arch {
 	enum ol_err (*cuda_hip_code)(struct ol_buf *out, const struct asm_cuda_hip *p);
 };
 
-/* Shared by the code writers (registration_asm.c). */
+/* Shared by the code writers (asm_common.c). */
 
 /* A local function in .text.startup, aligned to 2^p2align, with CFI. */
 enum ol_err asm_function_start(struct ol_buf *out, const char *name, unsigned p2align);
