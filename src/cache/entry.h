@@ -2,7 +2,7 @@
  *
  *   0  16  magic "OFFLINK-CACHE\0\0\2" (the last byte: format 2)
  *  16   1  type: 1 a linked image, 2 a manifest, 3 what clang runs
- *          (cache/probe_memo.h; driver/device_cache.c)
+ *          (cache/probe_memo.h; devlink/cache_probe.c)
  *  17   1  check: 0 SHA-256, 1 HMAC-SHA256 with the shared secret
  *  18   6  zero
  *  24   8  the value's size, little-endian

@@ -11,13 +11,13 @@
  * taken as well (device-only callees, OpenMP's device runtime), until
  * nothing changes (device_symbols.c).  LLVM 19 instead consults no host symbols at all, and
  * so links no device code when only archives carry it. */
-#include "driver/phases.h"
+#include "devlink/devlink.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/grow.h"
-#include "driver/device_symbols.h"
+#include "devlink/device_symbols.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"

@@ -1,22 +1,46 @@
-/* Helpers shared by the CPU and GPU device-link planners. */
-#ifndef OFFLINK_DRIVER_DEVICE_LINK_H
-#define OFFLINK_DRIVER_DEVICE_LINK_H
+/* What a backend is, and what the backends share (src/devlink/).
+ *
+ * A backend plans the link of one target family's groups: it claims the
+ * triples it links, and turns a group into the chain of commands that
+ * makes its image (g->steps: each a program, its arguments, what it
+ * reads), through the helpers below.  The cache keys each step from that
+ * description (devlink/cache.h); the pool runs the chains (run.c); a
+ * backend whose image is made from what its link wrote (SPIR-V: a
+ * container around the module) does that in its finish hook.  Adding a
+ * family is one file defining a struct ol_backend and one row of the table
+ * in backends.c (docs/design.md, "Adding a target family"). */
+#ifndef OFFLINK_DEVLINK_BACKEND_H
+#define OFFLINK_DEVLINK_BACKEND_H
 
-#include "driver/phases.h"
+#include "devlink/devlink.h"
+#include "link/link.h"
 
-/* True for triples whose "device" is a CPU linked as a shared object. */
-bool ol_triple_is_cpu(const char *triple);
+struct ol_backend {
+	const char *name;            /* "CPU", "NVPTX", ...: for readers */
+	/* Whether the family links groups of this triple. */
+	bool (*claims)(const char *triple);
+	/* Add g's steps (ol_group_add_step); g->stem, g->input_paths and
+	 * g->image_path are set.  OL_E_UNSUPPORTED: reported already (the
+	 * other groups are still planned). */
+	enum ol_err (*plan)(struct ol_link *l, struct ol_group *g);
+	/* After g's last step, or NULL: the image made from what the link
+	 * wrote (g->module_path); finishing names it in messages. */
+	enum ol_err (*finish)(struct ol_group *g, struct ol_diag *d);
+	const char *finishing;
+};
+
+/* The families (cpu.c, nvptx.c, amdgpu.c, spirv.c), and the one that
+ * claims triple, or NULL (backends.c). */
+extern const struct ol_backend ol_backend_cpu, ol_backend_nvptx, ol_backend_amdgpu,
+	ol_backend_spirv;
+const struct ol_backend *ol_backend_of(const char *triple);
+
+/* ---- shared by the backends (steps.c) ---- */
+
 /* The argument of a --device-linker/--device-compiler value for triple:
  * the value itself when unscoped, the part after "<triple>=" when scoped
  * to this triple, NULL when scoped to another. */
 const char *ol_scoped_arg(const char *spec, const char *triple);
-/* "openmp", "cuda", "hip", ... */
-const char *ol_kind_name(enum ob_offload_kind k);
-/* "openmp nvptx64-nvidia-cuda sm_90": the group in messages. */
-char *ol_group_label(struct ol_link *l, const struct ol_group *g);
-/* Where g's device code comes from, for messages: "a.o, lib.a(k.o)" or
- * "a.o, b.o, c.o and 7 more". */
-const char *ol_group_origins(struct ol_link *l, const struct ol_group *g);
 /* "2.openmp.nvptx64-nvidia-cuda.sm_90": the group in file names (set
  * when its link is planned). */
 const char *ol_group_stem(struct ol_link *l, const struct ol_group *g);
@@ -36,9 +60,11 @@ struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
 enum ol_mllvm { MLLVM_PASS, MLLVM_DROP };
 
 /* --device-linker and (when the link goes through a compiler driver)
- * --device-compiler arguments that apply to triple. */
+ * --device-compiler arguments that apply to triple; expand: the tool reads
+ * no @file (nvlink, spirv-link), so an "@file" value becomes the arguments
+ * the file holds, read as GNU tools and LLVM's read them. */
 void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
-		      bool linker_via_driver, enum ol_mllvm mllvm);
+		      bool linker_via_driver, enum ol_mllvm mllvm, bool expand);
 /* The options of the "-mllvm <opt>" pairs among the --device-linker values
  * for triple, appended to out. */
 void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *out);
@@ -46,20 +72,43 @@ void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *ou
  * every image must be bitcode; otherwise an error naming where the
  * device code came from (OL_E_UNSUPPORTED). */
 enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g);
+
+/* ---- lto.c ---- */
+
+/* found: the tool's path (taken), or NULL: under --dry-run its bare name,
+ * else an error naming where it was searched (OL_E_UNSUPPORTED). */
+enum ol_err ol_need_tool(struct ol_link *l, const struct ol_group *g, char *found,
+			 const char *name, const char *searched, const char **out);
+/* A step running the release's tool name ($env wins), or NULL: reported
+ * (ol_need_tool); what names the step. */
+struct ol_cmd *ol_tool_step(struct ol_link *l, struct ol_group *g, const char *name,
+			    const char *env, const char *what);
 /* The group's bitcode merged and optimised by the release's llvm-link and
  * opt, into out: the program's own bitcode linked whole, then only what it
  * needs of libraries' bitcode (the device runtime), internalized, then
  * opt -passes=lto<O opt_level>.  LLVM 16's in-process LTO, for releases
- * whose linkers cannot do it (device_link_gpu.c). */
+ * whose linkers cannot do it. */
 enum ol_err ol_plan_link_and_optimise(struct ol_link *l, struct ol_group *g,
 				      const char *opt_level, const char *out);
-/* True for SPIR-V triples (spirv64-intel, ...). */
-bool ol_triple_is_spirv(const char *triple);
-/* Plan the link of a SPIR-V group (device_link_spirv.c); OL_E_UNSUPPORTED
- * (already reported) where the release or the offload kind has none. */
-enum ol_err ol_plan_spirv(struct ol_link *l, struct ol_group *g);
-/* Plan the link of a GPU group (device_link_gpu.c); OL_E_UNSUPPORTED
- * (already reported) for targets offlink cannot link. */
-enum ol_err ol_plan_gpu(struct ol_link *l, struct ol_group *g);
+
+/* ---- gpu_flags.c ---- */
+
+/* How a GPU group is compiled: the level, debug information, LTO
+ * partitions.  From offlink's own options (--opt-level, --device-debug;
+ * LLVM up to 19) and from --device-compiler values (LLVM 22 passes -O2,
+ * -g, -flto-partitions=8 so): offlink links GPU code without a compiler
+ * driver, so each value is read for what it means to the link. */
+struct gpu_flags {
+	const char *opt;          /* "0".."3" */
+	bool debug;
+	const char *partitions;   /* -flto-partitions=N, or NULL */
+};
+void ol_gpu_flags(struct ol_link *l, const struct ol_group *g, struct gpu_flags *f);
+/* The LTO options both LTO drivers take, after their plugin-option
+ * prefix ("--plugin-opt=" for clang-nvlink-wrapper, "-plugin-opt=" for
+ * ld.lld): the level, the partitions, -mllvm options, and --offload-opt
+ * options. */
+void ol_lto_options(const struct ol_link *l, const struct gpu_flags *f, struct ol_cmd *c,
+		    const char *plugin_opt);
 
 #endif

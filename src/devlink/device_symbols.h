@@ -1,9 +1,9 @@
 /* Taking archive members for the device symbols linked device code needs
  * (device_symbols.c), after the host link's own choice of members. */
-#ifndef OFFLINK_DRIVER_DEVICE_SYMBOLS_H
-#define OFFLINK_DRIVER_DEVICE_SYMBOLS_H
+#ifndef OFFLINK_DEVLINK_DEVICE_SYMBOLS_H
+#define OFFLINK_DEVLINK_DEVICE_SYMBOLS_H
 
-#include "driver/link.h"
+#include "link/link.h"
 
 /* Read img's global device symbols into img->defined and img->undefined,
  * once (img->symbols_state: 1 read, -1 unreadable). */

@@ -9,7 +9,7 @@
  * sorted by kind, then triple, then arch, each key compared on its own,
  * which fixes file names and link order; the order images are registered
  * in is the LLVM release's, decided per wrapper (image_order.c). */
-#include "driver/phases.h"
+#include "devlink/devlink.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,18 +1,22 @@
-/* SPIR-V device links (OpenMP for Intel GPUs, LLVM 22 on), as LLVM 22's
+/* The SPIR-V backend (OpenMP for Intel GPUs, LLVM 22 on), as LLVM 22's
  * wrapper does them: the release's clang with --target=<triple> links the
  * group's modules (it runs spirv-link from SPIRV-Tools), each image its
  * own input file (spirv-link reads no archives), the -Xoffload-linker
  * arguments through -Xlinker; the module is then wrapped in the ELF
- * container Intel's runtime reads (format/spirv_container.h; the pool's
- * completion step, device_link.c), and that container is the image
- * registered. */
-#include "driver/device_link.h"
+ * container Intel's runtime reads (format/spirv_container.h; the
+ * backend's finishing step, run by devlink/run.c after the link), and
+ * that container is the image registered. */
+#include "devlink/backend.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/llvm_release.h"
+#include "common/pieces.h"
+#include "format/spirv_container.h"
+#include "link/llvm_release.h"
 #include "os/findprog.h"
+#include "os/mapfile.h"
+#include "os/outfile.h"
 
 bool ol_triple_is_spirv(const char *triple)
 {
@@ -32,7 +36,7 @@ static bool have_spirv_link(struct ol_link *l)
 	return found;
 }
 
-enum ol_err ol_plan_spirv(struct ol_link *l, struct ol_group *g)
+static enum ol_err plan_spirv(struct ol_link *l, struct ol_group *g)
 {
 	struct ol_cmd *c;
 
@@ -74,11 +78,42 @@ enum ol_err ol_plan_spirv(struct ol_link *l, struct ol_group *g)
 		ol_strvec_pushf(&c->argv, "-march=%s", g->arch);
 	for (size_t i = 0; i < g->nimages; i++)
 		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
-	/* spirv-link takes no -mllvm (there is no code generation here) */
-	ol_add_user_args(l, c, g->triple, true, MLLVM_DROP);
+	/* spirv-link takes no -mllvm (there is no code generation here), and
+	 * reads no @file */
+	ol_add_user_args(l, c, g->triple, true, MLLVM_DROP, true);
 	/* bitcode (-foffload-lto): clang's own LTO for SPIR-V, as LLVM 22 asks
 	 * for it (its spirv-link then rejects the result: LLVM 22 fails too) */
 	if (g->any_bitcode)
 		ol_strvec_push(&c->argv, "-flto=full");
 	return c->argv.err;
 }
+
+/* A linked SPIR-V module goes into the ELF container Intel's runtime
+ * reads (format/spirv_container.h), written from the module's mapping. */
+static enum ol_err containerize(struct ol_group *g, struct ol_diag *d)
+{
+	struct ol_map m = { 0 };
+	struct ol_pieces p = { 0 };
+	enum ol_err rc;
+
+	if ((rc = ol_map_file_fd(g->module_path, &m, d)))
+		return rc;
+	rc = ol_spirv_container_encode(m.data, m.len, &p, d);
+	if (!rc) {
+		ol_pieces_attach_file(&p, m.data, m.len, ol_map_fd(&m));
+		rc = ol_write_pieces_atomic(g->image_path, &p, d);
+	}
+	if (rc && !d->file[0])
+		ol_diag_locate(d, g->module_path, NULL, 0);
+	ol_pieces_free(&p);
+	ol_unmap(&m);
+	return rc;
+}
+
+const struct ol_backend ol_backend_spirv = {
+	.name = "SPIR-V",
+	.claims = ol_triple_is_spirv,
+	.plan = plan_spirv,
+	.finish = containerize,
+	.finishing = "SPIR-V container",
+};

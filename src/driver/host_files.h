@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "driver/link.h"
+#include "link/link.h"
 
 /* Find --dependency-file, -Map and -M on the host line; note where the
  * linker writes each instead. */

@@ -6,6 +6,8 @@
  * exit status is passed through. */
 #include "driver/phases.h"
 
+#include "devlink/devlink.h"
+
 #include "driver/host_files.h"
 
 #include <stdlib.h>

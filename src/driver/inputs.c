@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 
 #include "common/grow.h"
-#include "driver/device_link.h"
-#include "driver/device_symbols.h"
+#include "devlink/device_symbols.h"
+#include "devlink/devlink.h"
+#include "link/tools.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "extract/offload_entries.h"

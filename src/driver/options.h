@@ -2,7 +2,7 @@
 #ifndef OFFLINK_DRIVER_OPTIONS_H
 #define OFFLINK_DRIVER_OPTIONS_H
 
-#include "driver/link.h"
+#include "link/link.h"
 
 /* Fill l from argv (response files expanded).  OL_E_USAGE for a bad
  * command line. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/message.h"
-#include "driver/device_link.h"
+#include "devlink/devlink.h"
 
 static bool same_image(const struct ol_image *a, const struct ol_image *b)
 {

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/llvm_release.h"
+#include "link/llvm_release.h"
 #include "os/findprog.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"

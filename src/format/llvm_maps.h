@@ -13,7 +13,7 @@
  * 27 keys, then the random sets of tests/cli/packager_releases.sh.)
  * Reproducing the tables (their hashes, sizes, probing and growth) is
  * what makes offlink-binary's output byte-identical with each release's,
- * and LLVM 16's image registration order (driver/image_order.c).
+ * and LLVM 16's image registration order (register/image_order.c).
  * Plain computation on strings: no LLVM code, no allocation but the
  * table's own. */
 #ifndef OFFLINK_FORMAT_LLVM_MAPS_H

@@ -1,5 +1,5 @@
 /* Reporting and naming helpers shared by the phases. */
-#include "driver/link.h"
+#include "link/link.h"
 
 #include "common/grow.h"
 
@@ -70,4 +70,31 @@ void ol_link_span(struct ol_link *l, const char *name, double start_us)
 	l->children = v;
 	l->children[l->nchildren++] = (struct child_timing){ copy, start_us,
 							     ol_now_us() - start_us };
+}
+
+const char *ol_kind_name(enum ob_offload_kind k)
+{
+	return ob_offload_kind_name(k);
+}
+
+char *ol_group_label(struct ol_link *l, const struct ol_group *g)
+{
+	return g->arch[0]
+		? ol_arena_printf(&l->arena, "%s %s %s", ol_kind_name(g->kind), g->triple, g->arch)
+		: ol_arena_printf(&l->arena, "%s %s", ol_kind_name(g->kind), g->triple);
+}
+
+const char *ol_group_origins(struct ol_link *l, const struct ol_group *g)
+{
+	enum { SHOWN = 3 };
+	struct ol_buf b = { 0 };
+	const char *s;
+
+	for (size_t i = 0; i < g->nimages && i < SHOWN; i++)
+		ol_buf_printf(&b, "%s%s", i ? ", " : "", g->images[i]->origin);
+	if (g->nimages > SHOWN)
+		ol_buf_printf(&b, " and %zu more", g->nimages - SHOWN);
+	s = ol_arena_strdup(&l->arena, b.data ? (char *)b.data : "no image");
+	ol_buf_free(&b);
+	return s ? s : "?";
 }

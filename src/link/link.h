@@ -1,9 +1,12 @@
-/* The state of one offlink run: the options, the inputs as the host link
- * will see them, the device images found in them, the groups linked, and
- * the files produced.  One struct ol_link is passed first to every phase
- * (docs/design.md); nothing else is global but the temp registry. */
-#ifndef OFFLINK_DRIVER_LINK_H
-#define OFFLINK_DRIVER_LINK_H
+/* The state of one offlink run (src/link/, the room every planner stands
+ * on): the options, the inputs as the host link will see them, the device
+ * images found in them, the groups linked, and the files produced.  One
+ * struct ol_link is passed first to every phase (docs/design.md); nothing
+ * else is global but the temp registry.  This room also holds how the
+ * link reports and names things (link.c), which LLVM release it follows
+ * (llvm_release.c) and where its programs are (tools.c). */
+#ifndef OFFLINK_LINK_LINK_H
+#define OFFLINK_LINK_LINK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -108,6 +111,8 @@ struct ol_managed {
 	struct ol_member *member;
 };
 
+struct ol_backend;
+
 /* One device link: images of one offload kind for one (triple, arch). */
 struct ol_group {
 	enum ob_offload_kind kind;
@@ -127,7 +132,8 @@ struct ol_group {
 	struct ol_cmd *steps;        /* the commands that link it */
 	size_t nsteps;
 	bool relinked;               /* scratch: dropped as redundant while grouping */
-	/* the device-link cache (device_cache.c) */
+	const struct ol_backend *backend; /* whose plan it is (devlink/backend.h) */
+	/* the device-link cache (devlink/cache.h) */
 	enum { CACHE_OFF, CACHE_HIT, CACHE_MISS, CACHE_NOT_USED } cache;
 	const char *cache_note;      /* for the plan: "local hit", "not used: ..." */
 	uint8_t cache_key[32];       /* what the link runs and reads up front */
@@ -253,7 +259,7 @@ struct ol_link {
 	/* run state */
 	struct ol_arena arena;
 	struct ol_run_opts run;
-	struct ol_store cache;       /* the device-link cache (device_cache.c) */
+	struct ol_store cache;       /* the device-link cache (devlink/cache.h) */
 	bool cache_opened;           /* l->cache needs closing */
 	bool cache_on;               /* some store is in use */
 	char *cache_base_dir;        /* the cache's base directory, or NULL */
@@ -323,6 +329,14 @@ void ol_link_span(struct ol_link *l, const char *name, double start_us);
 /* Text from an input (a triple, an arch, a member or symbol name) made
  * safe to print: common/escape.h's rendering, in l's arena. */
 const char *ol_link_quote(struct ol_link *l, const char *text);
+
+/* "openmp", "cuda", "hip", ... */
+const char *ol_kind_name(enum ob_offload_kind k);
+/* "openmp nvptx64-nvidia-cuda sm_90": the group in messages. */
+char *ol_group_label(struct ol_link *l, const struct ol_group *g);
+/* Where g's device code comes from, for messages: "a.o, lib.a(k.o)" or
+ * "a.o, b.o, c.o and 7 more". */
+const char *ol_group_origins(struct ol_link *l, const struct ol_group *g);
 
 
 #endif

@@ -17,7 +17,7 @@
  * The release also picks the behaviour that differs between releases
  * (registration layout, the NVPTX LTO path); the plan says which release
  * was chosen and why. */
-#include "driver/llvm_release.h"
+#include "link/llvm_release.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,10 +1,10 @@
 /* Which LLVM release a link follows, and its tools (llvm_release.c). */
-#ifndef OFFLINK_DRIVER_LLVM_RELEASE_H
-#define OFFLINK_DRIVER_LLVM_RELEASE_H
+#ifndef OFFLINK_LINK_LLVM_RELEASE_H
+#define OFFLINK_LINK_LLVM_RELEASE_H
 
 #include <stdbool.h>
 
-#include "driver/link.h"
+#include "link/link.h"
 
 /* Decide l->llvm (docs/design.md, "Which LLVM"); an error when device
  * code must be linked and the release's tools are not installed. */

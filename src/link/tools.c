@@ -3,17 +3,17 @@
  * clang (device links of CPU targets, bitcode, the registration code) is
  * the chosen LLVM release's (llvm_release.c), $OFFLINK_CLANG overriding.
  * The other LLVM tools come from the same release, looked up where each
- * phase needs them (device_link_gpu.c, relocatable.c) through
- * ol_llvm_tool; the CUDA tools all through ol_find_cuda_tool.  Under
+ * phase needs them (devlink/nvptx.c, devlink/lto.c, driver/relocatable.c)
+ * through ol_llvm_tool; the CUDA tools all through ol_find_cuda_tool.  Under
  * --dry-run a missing tool is printed by its bare name. */
-#include "driver/phases.h"
+#include "link/tools.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver/llvm_release.h"
+#include "link/llvm_release.h"
 #include "os/findprog.h"
 
 const char *ol_clang(struct ol_link *l)

@@ -16,7 +16,7 @@
 #include "common/strvec.h"
 
 /* What a command's program is, for the device-link cache's key
- * (driver/device_cache.c): how its arguments are read. */
+ * (cache/step_key.c): how its arguments are read. */
 enum ol_tool {
 	OL_TOOL_OTHER,        /* arguments: text, files by content */
 	OL_TOOL_CLANG_DRIVER, /* a link through clang: keyed by what clang runs */

@@ -10,7 +10,7 @@
  * an empty host entry and one hip-amdgcn-amd-amdhsa--<target ID> entry per
  * image, 4096-aligned as clang's HIP bundles are; compressed (CCOB) with
  * --compress. */
-#include "driver/bundle.h"
+#include "register/bundle.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -19,13 +19,30 @@
 
 #include "common/message.h"
 #include "common/pieces.h"
-#include "driver/device_link.h"
+#include "link/tools.h"
 #include "format/bundle.h"
 #include "format/bundle_id.h"
 #include "format/ccob.h"
 #include "os/findprog.h"
 #include "os/outfile.h"
 #include "wrap/wrapper.h"
+
+struct ol_cmd *ol_wrapper_add_step(struct ol_link *l, struct ol_wrapper *w,
+				   const char *program, const char *what)
+{
+	struct ol_cmd *steps = realloc(w->steps, (w->nsteps + 1) * sizeof(*steps));
+	struct ol_cmd *c;
+
+	if (!steps)
+		return NULL;
+	w->steps = steps;
+	c = &w->steps[w->nsteps++];
+	memset(c, 0, sizeof(*c));
+	c->step = strdup(ol_arena_printf(&l->arena, "%s %s", what,
+					 ob_offload_kind_name(w->kind)));
+	ol_strvec_push(&c->argv, program);
+	return c;
+}
 
 /* "release X.Y" in `fatbinary --version`, as X*10+Y; -1 if unknown. */
 static int cuda_version(const struct ol_link *l, const char *fatbinary)

@@ -1,20 +1,17 @@
 /* CUDA and HIP: the fatbinary (NVIDIA's fatbinary tool) or the offload
  * bundle (offlink's own writer) of a wrapper's images, and the source
  * that registers it with the CUDA or HIP runtime. */
-#ifndef OFFLINK_DRIVER_BUNDLE_H
-#define OFFLINK_DRIVER_BUNDLE_H
+#ifndef OFFLINK_REGISTER_BUNDLE_H
+#define OFFLINK_REGISTER_BUNDLE_H
 
 #include "common/buf.h"
-#include "driver/phases.h"
+#include "register/register.h"
 
 /* Add the bundling steps of w (CUDA: fatbinary) before its compile. */
 enum ol_err ol_plan_bundle(struct ol_link *l, struct ol_wrapper *w);
 /* The registration source of w; writes the HIP bundle first. */
 enum ol_err ol_bundle_source(struct ol_link *l, struct ol_wrapper *w,
 			     struct ol_buf *src, struct ol_diag *d);
-/* --emit-fatbin-only: make the one CUDA fatbinary or HIP bundle and
- * write it as the output; no registration, no host link. */
-enum ol_err ol_emit_fatbin(struct ol_link *l);
 /* Append a step to a wrapper's chain (bundling or compiling). */
 struct ol_cmd *ol_wrapper_add_step(struct ol_link *l, struct ol_wrapper *w,
 				   const char *program, const char *what);

@@ -31,7 +31,7 @@
  * image of another form (SPIR-V, PTX) is not checked.
  * --offload-entries=warn (default) warns, =error fails the link before the
  * host link writes anything, =off does not look. */
-#include "driver/phases.h"
+#include "register/register.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@
 
 #include "common/grow.h"
 #include "common/message.h"
-#include "driver/device_link.h"
+#include "devlink/devlink.h"
 #include "extract/elf_file.h"
 #include "extract/entry_tables.h"
 #include "format/bitcode_symtab.h"

@@ -26,7 +26,7 @@
  * where its unguarded scans stop is not defined; offlink keeps the
  * insertion sort there.  The release is l->llvm.major; unknown (0) means
  * the newest rule. */
-#include "driver/phases.h"
+#include "register/register.h"
 
 #include <stdlib.h>
 #include <string.h>

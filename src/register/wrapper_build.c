@@ -4,7 +4,7 @@
  * or the LLVM release's llvm-mc): a few milliseconds where a compiler
  * process costs tens.  Otherwise, or with --registration=c, it is C,
  * compiled by clang for the host triple (wrap/). */
-#include "driver/phases.h"
+#include "register/register.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "driver/bundle.h"
-#include "driver/device_link.h"
-#include "driver/llvm_release.h"
+#include "link/llvm_release.h"
+#include "link/tools.h"
+#include "register/bundle.h"
 #include "os/findprog.h"
 #include "os/outfile.h"
 #include "wrap/asm_code.h"
@@ -35,32 +35,9 @@ static const char *origins_of(struct ol_link *l, const struct ol_group *g)
 	return s;
 }
 
-static struct ol_cmd *add_step(struct ol_link *l, struct ol_wrapper *w,
-			       const char *program, const char *what)
-{
-	struct ol_cmd *steps = realloc(w->steps, (w->nsteps + 1) * sizeof(*steps));
-	struct ol_cmd *c;
-
-	if (!steps)
-		return NULL;
-	w->steps = steps;
-	c = &w->steps[w->nsteps++];
-	memset(c, 0, sizeof(*c));
-	c->step = strdup(ol_arena_printf(&l->arena, "%s %s", what,
-					 ob_offload_kind_name(w->kind)));
-	ol_strvec_push(&c->argv, program);
-	return c;
-}
-
-struct ol_cmd *ol_wrapper_add_step(struct ol_link *l, struct ol_wrapper *w,
-				   const char *program, const char *what)
-{
-	return add_step(l, w, program, what);
-}
-
 static enum ol_err plan_compile(struct ol_link *l, struct ol_wrapper *w)
 {
-	struct ol_cmd *c = add_step(l, w, l->clang, "compile the registration code for");
+	struct ol_cmd *c = ol_wrapper_add_step(l, w, l->clang, "compile the registration code for");
 
 	if (!c)
 		return OL_E_NOMEM;
@@ -146,7 +123,7 @@ static enum ol_err choose_form(struct ol_link *l, struct ol_wrapper *w, char **a
 static enum ol_err plan_assemble(struct ol_link *l, struct ol_wrapper *w,
 				 const char *assembler, bool mc)
 {
-	struct ol_cmd *c = add_step(l, w, assembler, "assemble the registration code for");
+	struct ol_cmd *c = ol_wrapper_add_step(l, w, assembler, "assemble the registration code for");
 
 	if (!c)
 		return OL_E_NOMEM;

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "common/strmap.h"
-#include "driver/device_link.h"
+#include "devlink/backend.h"
+#include "devlink/devlink.h"
+#include "link/tools.h"
 #include "driver/options.h"
 #include "format/target_id.h"
 #include "wrap/wrapper.h"

@@ -1,0 +1,270 @@
+/* The NVPTX backend (sm_NN), with the tools of the link's LLVM release:
+ * cubins (what ptxas made at compile time) are linked by nvlink; PTX
+ * images are assembled by ptxas first; bitcode (OpenMP's device runtime,
+ * -foffload-lto) goes through the release's NVPTX LTO driver
+ * (clang-nvlink-wrapper --lto-emit-asm, LLVM 17 on), which keeps what the
+ * other device objects reference and drops the rest, to PTX, then ptxas;
+ * LLVM 16, which has none, merges with llvm-link and compiles with llc.
+ * The CUDA tools are found in --cuda-path, $CUDA_PATH, /usr/local/cuda,
+ * then PATH (link/tools.c). */
+#include "devlink/backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/response_file.h"
+#include "link/llvm_release.h"
+#include "link/tools.h"
+
+/* found: clang-nvlink-wrapper's path, or NULL (an error naming where
+ * it was looked for, or its bare name under --dry-run). */
+static const char *lto_helper(struct ol_link *l, const struct ol_group *g, char *found)
+{
+	const char *tool = NULL;
+
+	if (ol_need_tool(l, g, found, "clang-nvlink-wrapper", ol_llvm_where(l, "OFFLINK_NVLINK_LTO"),
+		      &tool))
+		return NULL;
+	return tool;
+}
+
+/* The highest +ptxNN any bitcode image asks for (LTO's PTX version). */
+static const char *ptx_feature(struct ol_link *l, const struct ol_group *g)
+{
+	int best = 0;
+
+	for (size_t i = 0; i < g->nimages; i++) {
+		const char *f = ob_entry_get(g->images[i]->entry, "feature");
+
+		for (const char *p = f; p && (p = strstr(p, "+ptx")); p += 4)
+			if (atoi(p + 4) > best)
+				best = atoi(p + 4);
+	}
+	return best ? ol_arena_printf(&l->arena, "+ptx%d", best) : NULL;
+}
+
+static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
+				 const struct gpu_flags *f, const char *ptxas,
+				 const char *in, const char *out)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, ptxas, "ptxas");
+
+	if (c)
+		c->tool = OL_TOOL_PTXAS;
+
+	if (!c)
+		return NULL;
+	ol_strvec_push(&c->argv, "-m64");
+	ol_strvec_pushf(&c->argv, "-O%s", f->opt);
+	ol_strvec_push(&c->argv, "--gpu-name");
+	ol_strvec_push(&c->argv, g->arch);
+	if (f->debug)
+		ol_strvec_push(&c->argv, "-g");
+	/* (ptxas reads no @file: one is read here, as for nvlink) */
+	for (size_t i = 0; i < l->opt.ptxas_args.n; i++) {
+		char *argv[1] = { l->opt.ptxas_args.v[i] };
+		struct ol_diag d;
+
+		ol_diag_clear(&d);
+		if (ol_expand_args(1, argv, 0, &c->argv, &d)) {
+			ol_diag_prefix(&d, "%s: the ptxas argument %s", c->step,
+				       ol_link_quote(l, l->opt.ptxas_args.v[i]));
+			ol_link_error(l, &d);
+		}
+	}
+	ol_strvec_push(&c->argv, "-c");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, out);
+	ol_strvec_push(&c->argv, in);
+	return c;
+}
+
+/* Bitcode of the group to PTX (emit "--lto-emit-asm") or to merged
+ * bitcode ("--lto-emit-llvm", --embed-bitcode) through the release's
+ * NVPTX LTO driver, clang-nvlink-wrapper; the cubins are given too so
+ * that what they reference stays visible.  Up to LLVM 19 it takes the PTX
+ * version as --feature (LLVM 22 reads it from the bitcode). */
+static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
+			    const struct gpu_flags *f, const char *helper,
+			    const char *emit, const char *out)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, helper, "LTO of the bitcode");
+	const char *feature = ptx_feature(l, g);
+	struct ol_strvec mllvm = { 0 };
+
+	if (!c)
+		return OL_E_NOMEM;
+	ol_strvec_push(&c->argv, "--arch");
+	ol_strvec_push(&c->argv, g->arch);
+	if (feature && !ol_llvm_at_least(l, 20)) {
+		ol_strvec_push(&c->argv, "--feature");
+		ol_strvec_push(&c->argv, feature);
+	}
+	ol_strvec_push(&c->argv, emit);
+	ol_lto_options(l, f, c, "--plugin-opt=");
+	ol_linker_mllvm(l, g->triple, &mllvm);
+	for (size_t i = 0; i < mllvm.n; i++) {
+		ol_strvec_push(&c->argv, "-mllvm");
+		ol_strvec_push(&c->argv, mllvm.v[i]);
+	}
+	ol_strvec_free(&mllvm);
+	if (f->debug)
+		ol_strvec_push(&c->argv, "-g");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, out);
+	for (size_t i = 0; i < g->nimages; i++) {
+		uint16_t k = g->images[i]->entry->image_kind;
+
+		if (k == OB_IMG_BITCODE || k == OB_IMG_OBJECT || k == OB_IMG_CUBIN)
+			ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	}
+	return c->argv.err;
+}
+
+/* LLVM 15 and 16 have no NVPTX LTO driver; their LTO, done in-process by their
+ * wrapper, is here its own tools' (ol_plan_link_and_optimise), then llc
+ * makes PTX.  (Without the internalizing link, llc 16 meets
+ * device-runtime functions that LTO would have removed, and fails on
+ * some.) */
+static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
+				    const struct gpu_flags *f, const char *ptx)
+{
+	const char *feature = ptx_feature(l, g);
+	const char *opt = ol_link_temp_path(
+		l, ol_arena_printf(&l->arena, "%s.lto.opt.bc", ol_group_stem(l, g)));
+	struct ol_cmd *c;
+	enum ol_err rc;
+
+	if (!opt)
+		return OL_E_NOMEM;
+	if ((rc = ol_plan_link_and_optimise(l, g, f->opt, opt)))
+		return rc;
+	if (!(c = ol_tool_step(l, g, "llc", "OFFLINK_LLC", "compile the bitcode")))
+		return OL_E_UNSUPPORTED;
+	ol_strvec_push(&c->argv, "-mtriple=nvptx64-nvidia-cuda");
+	ol_strvec_pushf(&c->argv, "-mcpu=%s", g->arch);
+	if (feature)
+		ol_strvec_pushf(&c->argv, "-mattr=%s", feature);
+	ol_strvec_pushf(&c->argv, "-O%s", f->opt);
+	for (size_t i = 0; i < l->opt.mllvm.n; i++)
+		ol_strvec_push(&c->argv, l->opt.mllvm.v[i]);
+	ol_linker_mllvm(l, g->triple, &c->argv);
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, ptx);
+	ol_strvec_push(&c->argv, opt);
+	return c->argv.err;
+}
+
+/* --embed-bitcode: the image is the bitcode after LTO's optimisation,
+ * before code generation, for the runtime to compile just in time (as
+ * LLVM's wrapper does: clang-nvlink-wrapper --lto-emit-llvm; LLVM 16
+ * stops its in-process LTO before code generation: llvm-link and opt).
+ * No CUDA tool runs. */
+static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
+				      const struct gpu_flags *f)
+{
+	char *lto;
+	const char *helper;
+
+	if (ol_need_all_bitcode(l, g))
+		return OL_E_UNSUPPORTED;
+	/* (15's clang-nvlink-wrapper is another tool: nvlink's, not LTO's) */
+	lto = ol_llvm_at_least(l, 17) ? ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO")
+				      : NULL;
+	if (!lto && !ol_llvm_at_least(l, 17))
+		return ol_plan_link_and_optimise(l, g, f->opt, g->image_path);
+	if (!(helper = lto_helper(l, g, lto)))
+		return OL_E_UNSUPPORTED;
+	return lto_step(l, g, f, helper, "--lto-emit-llvm", g->image_path);
+}
+
+static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
+{
+	char searched[512];
+	const char *ptxas, *nvlink, *helper = NULL, *stem = ol_group_stem(l, g);
+	char *lto = NULL;
+	struct ol_strvec cubins = { 0 };
+	struct gpu_flags f;
+	struct ol_cmd *c;
+	enum ol_err rc = OL_OK;
+
+	if (strncmp(g->arch, "sm_", 3) != 0) {
+		ol_link_errorf(l, "device link %s: NVPTX device code needs an sm_ architecture, "
+				  "not '%s' (device code from %s)",
+			       ol_group_label(l, g), g->arch, ol_group_origins(l, g));
+		return OL_E_UNSUPPORTED;
+	}
+	ol_gpu_flags(l, g, &f);
+	if (l->opt.embed_bitcode)
+		return plan_nvptx_bitcode(l, g, &f);
+	if (ol_need_tool(l, g, ol_find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
+		      "ptxas", searched, &ptxas) ||
+	    ol_need_tool(l, g, ol_find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
+		      "nvlink", searched, &nvlink))
+		return OL_E_UNSUPPORTED;
+	if (g->any_bitcode) {
+		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));
+		const char *cubin = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.cubin", stem));
+
+		/* The release's own NVPTX LTO driver, from 17 on (15's
+		 * clang-nvlink-wrapper is nvlink's, another tool). */
+		lto = ol_llvm_at_least(l, 17)
+			? ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO") : NULL;
+		if (ol_llvm_at_least(l, 17)) {
+			if (!(helper = lto_helper(l, g, lto)))
+				return OL_E_UNSUPPORTED;
+			rc = lto_step(l, g, &f, helper, "--lto-emit-asm", ptx);
+		} else {
+			rc = merge_and_compile(l, g, &f, ptx);
+		}
+		if (rc || !ptxas_step(l, g, &f, ptxas, ptx, cubin))
+			return rc ? rc : OL_E_NOMEM;
+		ol_strvec_push(&cubins, cubin);
+	}
+	for (size_t i = 0; i < g->nimages; i++) {
+		uint16_t k = g->images[i]->entry->image_kind;
+		const char *in = ol_group_input_path(l, g, i);
+
+		if (k == OB_IMG_PTX) {
+			const char *cubin = ol_link_temp_path(
+				l, ol_arena_printf(&l->arena, "%s.%zu.cubin", stem, i));
+
+			if (!ptxas_step(l, g, &f, ptxas, in, cubin))
+				rc = OL_E_NOMEM;
+			ol_strvec_push(&cubins, cubin);
+		} else if (k != OB_IMG_BITCODE) {
+			ol_strvec_push(&cubins, in);
+		}
+	}
+	c = ol_group_add_step(l, g, nvlink, "nvlink");
+	if (!c) {
+		ol_strvec_free(&cubins);
+		return OL_E_NOMEM;
+	}
+	c->tool = OL_TOOL_NVLINK;
+	/* (LLVM 15 runs nvlink itself and says -m64, nvlink's only mode) */
+	if (!ol_llvm_at_least(l, 16))
+		ol_strvec_push(&c->argv, "-m64");
+	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
+	if (f.debug)
+		ol_strvec_push(&c->argv, "-g");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->image_path);
+	ol_strvec_extend(&c->argv, &cubins);
+	/* (-mllvm: the LTO step's; nvlink reads no @file) */
+	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, true);
+	ol_strvec_free(&cubins);
+	return rc ? rc : c->argv.err;
+}
+
+static bool claims(const char *triple)
+{
+	return strncmp(triple, "nvptx64-", 8) == 0 || strncmp(triple, "nvptx-", 6) == 0;
+}
+
+const struct ol_backend ol_backend_nvptx = {
+	.name = "NVPTX",
+	.claims = claims,
+	.plan = plan_nvptx,
+};
