@@ -26,6 +26,7 @@
 #include "cache/probe_memo.h"
 #include "cache/remote.h"
 #include "cache/toolargs.h"
+#include <xxhash.h>
 
 static void depfile_gnu_one_per_line(void **state)
 {
@@ -579,6 +580,39 @@ static void facts_hold_until_changed(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A large program is digested from a mapping (filedigest.c), a small one
+ * by reading it: both are the XXH3-128 of the whole content, as the key
+ * format defines it, so a key does not depend on which way was taken. */
+static void program_digest_is_xxh3_of_content(void **state)
+{
+	static const size_t sizes[] = { 1000, (1u << 20) - 1, 1u << 20, (3u << 20) + 7 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i];
+		uint8_t *p = malloc(n), out[OL_DIGEST_SIZE], want[OL_DIGEST_SIZE] = { 0 };
+		XXH128_canonical_t c;
+		struct ol_diag d;
+		char name[32];
+		size_t index;
+		FILE *fp;
+
+		assert_non_null(p);
+		for (size_t j = 0; j < n; j++)
+			p[j] = (uint8_t)(j * 131 + i);
+		snprintf(name, sizeof(name), "prog%zu", i);
+		assert_non_null(fp = fopen(name, "wb"));
+		assert_int_equal(fwrite(p, 1, n, fp), n);
+		fclose(fp);
+		XXH128_canonicalFromHash(&c, XXH3_128bits(p, n));
+		memcpy(want, c.digest, sizeof(c.digest));
+		ol_diag_clear(&d);
+		assert_int_equal(ol_fdigest_program(&files, name, out, &index, &d), OL_OK);
+		assert_memory_equal(out, want, OL_DIGEST_SIZE);
+		free(p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +632,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(key_refuses_what_it_cannot_name, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(nvlink_and_ptxas_tables, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(spirv_link_table, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(program_digest_is_xxh3_of_content, setup_dir,
+						teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
