@@ -31,7 +31,11 @@
 #                 only where CUDA is), one paired run: LLVM's wrapper,
 #                 offlink --no-cache, offlink with a cold cache (a new
 #                 cache directory and nothing remembered: a first link on
-#                 a new machine), offlink with a warm cache
+#                 a new machine), offlink with a warm cache; the last
+#                 columns are the median of each rep's cold minus its
+#                 --no-cache time (paired: the machine's drift cancels),
+#                 through clang and for the wrapper process alone (the
+#                 command clang -### shows)
 #   lto           multi-TU -foffload-lto links
 #   relink        after editing one host-only TU: offlink with its cache
 #                 warm, LLVM's wrapper, and the host link alone
@@ -208,8 +212,8 @@ fi
 # ---- small links: what the cache costs a first link ----
 if want small; then
 	echo
-	echo "| small link | LLVM 19 s | offlink --no-cache s | offlink cold s | offlink warm s | cold / LLVM | cold - no-cache ms |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
+	echo "| small link | LLVM 19 s | offlink --no-cache s | offlink cold s | offlink warm s | cold / LLVM | cold - no-cache ms (paired) | the wrapper alone: cold - no-cache ms (paired) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 	configs=(x86)
 	[ $have_nv = 1 ] && configs+=(nv)
 	for cfg in "${configs[@]}"; do
@@ -221,13 +225,17 @@ if want small; then
 			inputs=("$dir/main.o" "$dir"/k*.o)
 			(cd "$dir" && clang-19 "${flags[@]}" main.o k*.o -o ref && ./ref >ref.out)
 			ours=(clang-19 "${flags[@]}" -B "$B/compat" "${inputs[@]}" -o "$W/s.ours")
-			: >"$W/t.llvm"; : >"$W/t.nc"; : >"$W/t.cold"; : >"$W/t.warm"
+			# the wrapper alone, as clang runs it (without clang's own start,
+			# whose spread is larger than what is measured here)
+			eval "wrapper=($(clang-19 "${flags[@]}" -B "$B/compat" "${inputs[@]}" -o "$W/s.wrap" -### 2>&1 |
+				grep '/clang-linker-wrapper"'))"
+			: >"$W/t.llvm"; : >"$W/t.nc"; : >"$W/t.cold"; : >"$W/t.warm"; : >"$W/t.wnc"; : >"$W/t.wcold"
 			# the warm cache: one link before
 			OFFLINK_CACHE_DIR=$W/warm XDG_CACHE_HOME=$W/warm-home "${ours[@]}"
 			for ((i = 0; i < REPS; i++)); do
-				# (paired: each rep runs all four, in a rotating order)
-				for k in 0 1 2 3; do
-					case $(((k + i) % 4)) in
+				# (paired: each rep runs all six, in a rotating order)
+				for k in 0 1 2 3 4 5; do
+					case $(((k + i) % 6)) in
 					0) t0=$(now); clang-19 "${flags[@]}" "${inputs[@]}" -o "$W/s.llvm"
 					   elapsed "$t0" >>"$W/t.llvm" ;;
 					1) t0=$(now); "${ours[@]}" -Wl,--no-cache; elapsed "$t0" >>"$W/t.nc" ;;
@@ -237,15 +245,20 @@ if want small; then
 					   [ -n "$(ls "$W/cold"/*/ 2>/dev/null)" ] || { echo "small: a cold link stored nothing" >&2; exit 1; } ;;
 					3) t0=$(now); OFFLINK_CACHE_DIR=$W/warm XDG_CACHE_HOME=$W/warm-home "${ours[@]}"
 					   elapsed "$t0" >>"$W/t.warm" ;;
+					4) t0=$(now); "${wrapper[@]}" --no-cache; elapsed "$t0" >>"$W/t.wnc" ;;
+					5) rm -rf "$W/cold" "$W/cold-home"; mkdir -p "$W/cold-home"
+					   t0=$(now); OFFLINK_CACHE_DIR=$W/cold XDG_CACHE_HOME=$W/cold-home "${wrapper[@]}"
+					   elapsed "$t0" >>"$W/t.wcold" ;;
 					esac
 				done
 				[ "$("$W/s.ours")" = "$(cat "$dir/ref.out")" ] || { echo "small: wrong output" >&2; exit 1; }
 			done
 			L=$(median <"$W/t.llvm"); N=$(median <"$W/t.nc"); C=$(median <"$W/t.cold"); R=$(median <"$W/t.warm")
-			printf '| %s, %s TU%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f |\n' "$label" "$n" \
+			printf '| %s, %s TU%s | %.3f | %.3f | %.3f | %.3f | %.2f | %.1f | %.1f |\n' "$label" "$n" \
 				"$([ "$n" = 1 ] || echo s)" "$L" "$N" "$C" "$R" \
 				"$(awk -v c="$C" -v l="$L" 'BEGIN { print c / l }')" \
-				"$(awk -v c="$C" -v n="$N" 'BEGIN { print (c - n) * 1000 }')"
+				"$(paste "$W/t.cold" "$W/t.nc" | awk '{ print ($1 - $2) * 1000 }' | median)" \
+				"$(paste "$W/t.wcold" "$W/t.wnc" | awk '{ print ($1 - $2) * 1000 }' | median)"
 		done
 	done
 fi
