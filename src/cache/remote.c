@@ -1,6 +1,6 @@
 #include "cache/remote.h"
 
-#include <curl/curl.h>
+#include "cache/curl_lazy.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,14 +56,14 @@ static enum ol_err attribute(struct ol_remote *r, const char *a, size_t n, struc
 }
 
 /* One part of u, decoded when decode; NULL when absent. */
-static char *part(CURLU *u, CURLUPart what, bool decode)
+static char *part(const struct ol_curl *cu, CURLU *u, CURLUPart what, bool decode)
 {
 	char *v = NULL, *copy;
 
-	if (curl_url_get(u, what, &v, decode ? CURLU_URLDECODE : 0) != CURLUE_OK || !v)
+	if (cu->url_get(u, what, &v, decode ? CURLU_URLDECODE : 0) != CURLUE_OK || !v)
 		return NULL;
 	copy = strdup(v);
-	curl_free(v);
+	cu->free(v);
 	return copy;
 }
 
@@ -74,20 +74,25 @@ static char *part(CURLU *u, CURLUPart what, bool decode)
 static enum ol_err parse_url(struct ol_remote *r, const char *url, size_t index,
 			     struct ol_diag *d)
 {
-	CURLU *u = curl_url();
+	const struct ol_curl *cu = ol_curl(d);
+	CURLU *u;
 	CURLUcode uc;
 	char *scheme = NULL, *port = NULL;
 	enum ol_err rc = OL_OK;
 
-	if (!u)
+	if (!cu) {
+		ol_diag_prefix(d, "device-link cache remote %zu", index);
+		return d->code;
+	}
+	if (!(u = cu->url()))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	uc = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+	uc = cu->url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
 	if (uc != CURLUE_OK) {
 		rc = ol_diag_set(d, OL_E_USAGE, NULL, "device-link cache remote %zu: not a URL (%s)", index,
-				 curl_url_strerror(uc));
+				 cu->url_strerror(uc));
 		goto out;
 	}
-	scheme = part(u, CURLUPART_SCHEME, false);
+	scheme = part(cu, u, CURLUPART_SCHEME, false);
 	for (size_t i = 0; scheme && i < sizeof(backends) / sizeof(backends[0]); i++)
 		if (strcmp(scheme, backends[i]->scheme) == 0)
 			r->be = backends[i];
@@ -97,11 +102,11 @@ static enum ol_err parse_url(struct ol_remote *r, const char *url, size_t index,
 				 "http://host[:port]/path/", index);
 		goto out;
 	}
-	r->host = part(u, CURLUPART_HOST, false);
-	r->path = part(u, CURLUPART_PATH, false);
-	r->user = part(u, CURLUPART_USER, true);
-	r->password = part(u, CURLUPART_PASSWORD, true);
-	port = part(u, CURLUPART_PORT, false);
+	r->host = part(cu, u, CURLUPART_HOST, false);
+	r->path = part(cu, u, CURLUPART_PATH, false);
+	r->user = part(cu, u, CURLUPART_USER, true);
+	r->password = part(cu, u, CURLUPART_PASSWORD, true);
+	port = part(cu, u, CURLUPART_PORT, false);
 	r->port = port ? atoi(port) : r->be->default_port;
 	if (!r->path)
 		r->path = strdup("/");
@@ -123,7 +128,7 @@ static enum ol_err parse_url(struct ol_remote *r, const char *url, size_t index,
 out:
 	free(scheme);
 	free(port);
-	curl_url_cleanup(u);
+	cu->url_cleanup(u);
 	return rc;
 }
 

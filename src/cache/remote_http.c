@@ -3,7 +3,7 @@
  * nginx's WebDAV module answers).  One connection is kept for the link. */
 #include "cache/remote.h"
 
-#include <curl/curl.h>
+#include "cache/curl_lazy.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,20 +45,25 @@ static size_t discard(char *p, size_t size, size_t n, void *ctx)
 	return size * n;
 }
 
+/* libcurl, loaded when the first remote's URL was read (remote.c). */
+static const struct ol_curl *cu;
+
 static CURL *handle(struct ol_remote *r, struct ol_diag *d)
 {
 	static bool initialised;
 
 	if (r->conn)
 		return r->conn;
+	if (!cu && !(cu = ol_curl(d)))
+		return NULL;
 	if (!initialised) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		if (cu->global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 			ol_diag_set(d, OL_E_IO, NULL, "libcurl does not start");
 			return NULL;
 		}
 		initialised = true;
 	}
-	if (!(r->conn = curl_easy_init()))
+	if (!(r->conn = cu->easy_init()))
 		ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	return r->conn;
 }
@@ -71,17 +76,17 @@ static bool prepare(struct ol_remote *r, CURL *c, const char *key, struct ol_dia
 
 	if (asprintf(&url, "%s%s%s", r->url, sep, key) < 0)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL), false;
-	curl_easy_reset(c);
-	rc = curl_easy_setopt(c, CURLOPT_URL, url);
+	cu->easy_reset(c);
+	rc = cu->easy_setopt(c, CURLOPT_URL, url);
 	free(url);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, r->connect_ms);
+	cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, r->connect_ms);
 	/* one deadline for the whole transfer, however the bytes come */
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, r->op_ms);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "offlink");
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, r->op_ms);
+	cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cu->easy_setopt(c, CURLOPT_USERAGENT, "offlink");
+	cu->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	if (rc != CURLE_OK)
-		ol_diag_set(d, OL_E_USAGE, NULL, "%s", curl_easy_strerror(rc));
+		ol_diag_set(d, OL_E_USAGE, NULL, "%s", cu->easy_strerror(rc));
 	return rc == CURLE_OK;
 }
 
@@ -95,16 +100,16 @@ static enum ol_remote_result http_get(struct ol_remote *r, const char *key, stru
 
 	if (!c || !prepare(r, c, key, d))
 		return OL_REMOTE_FAILED;
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &f);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, &f);
+	cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	cu->easy_setopt(c, CURLOPT_WRITEDATA, &f);
+	cu->easy_setopt(c, CURLOPT_HEADERFUNCTION, header);
+	cu->easy_setopt(c, CURLOPT_HEADERDATA, &f);
 	/* a body declared larger than the largest entry is refused from its
 	 * header (Content-Length), before it is read; one without a length
 	 * is cut off when it gets there */
-	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_value);
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	cu->easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_value);
+	rc = cu->easy_perform(c);
+	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (f.too_large || rc == CURLE_FILESIZE_EXCEEDED) {
 		out->len = 0;
 		if (f.declared > 0 && (unsigned long long)f.declared > r->max_value)
@@ -117,7 +122,7 @@ static enum ol_remote_result http_get(struct ol_remote *r, const char *key, stru
 		return OL_REMOTE_FAILED;
 	}
 	if (rc != CURLE_OK) {
-		ol_diag_set(d, OL_E_IO, NULL, "%s", curl_easy_strerror(rc));
+		ol_diag_set(d, OL_E_IO, NULL, "%s", cu->easy_strerror(rc));
 		return OL_REMOTE_FAILED;
 	}
 	if (status == 404) {
@@ -140,14 +145,14 @@ static enum ol_remote_result http_put(struct ol_remote *r, const char *key, cons
 
 	if (!c || !prepare(r, c, key, d))
 		return OL_REMOTE_FAILED;
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, p);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	rc = curl_easy_perform(c);
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	cu->easy_setopt(c, CURLOPT_CUSTOMREQUEST, "PUT");
+	cu->easy_setopt(c, CURLOPT_POSTFIELDS, p);
+	cu->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
+	cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	rc = cu->easy_perform(c);
+	cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK) {
-		ol_diag_set(d, OL_E_IO, NULL, "%s", curl_easy_strerror(rc));
+		ol_diag_set(d, OL_E_IO, NULL, "%s", cu->easy_strerror(rc));
 		return OL_REMOTE_FAILED;
 	}
 	if (status < 200 || status > 299) {
@@ -159,7 +164,8 @@ static enum ol_remote_result http_put(struct ol_remote *r, const char *key, cons
 
 static void http_close(struct ol_remote *r)
 {
-	curl_easy_cleanup(r->conn);
+	if (r->conn)
+		cu->easy_cleanup(r->conn);
 	r->conn = NULL;
 }
 

@@ -12,7 +12,9 @@
 #  - junk and forged values on the server are misses, never link inputs;
 #  - a read-only remote is never written; a remote without the shared
 #    secret is not used; a password never appears in a message;
-#  - offlink --cache-stats counts local and remote hits.
+#  - offlink --cache-stats counts local and remote hits;
+#  - libcurl is loaded only once a remote is named (cache/curl_lazy.c):
+#    a link without one does not pay for its libraries' start.
 # (The objects are compiled once and copied into both checkouts, as a farm
 # sharing a compiler cache gets them: clang names OpenMP target regions
 # after the source file's inode, so two compiles of one source at two
@@ -21,6 +23,15 @@
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/servers.sh"
 need gcc ar cmp
+
+# no remote named: libcurl is not in the process (LD_DEBUG lists every
+# library the loader opens); named: it is, and it works (below)
+LD_DEBUG=libs "$OFFLINK_BUILD/bin/offlink" --version >/dev/null 2>ldlibs.txt
+grep -q 'calling init: .*libc\.so' ldlibs.txt || fail "LD_DEBUG=libs said nothing: $(head -c 300 ldlibs.txt)"
+! grep -q 'libcurl' ldlibs.txt || fail "offlink loads libcurl with no remote named"
+LD_DEBUG=libs OFFLINK_CACHE_DIR=$T/probe-cache OFFLINK_CACHE_REMOTE=redis://127.0.0.1:1/ \
+	"$OFFLINK_BUILD/bin/offlink" --cache-stats >/dev/null 2>ldlibs.txt
+grep -q 'libcurl' ldlibs.txt || fail "a remote is named, but libcurl was not loaded to read its URL"
 
 start_redis
 start_nginx
