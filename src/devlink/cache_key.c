@@ -49,10 +49,16 @@ void ol_dc_key_init(struct ol_link *l, struct ol_key *k, struct ol_buf *explain,
 /* The key's files become the group's: they must hold until its store. */
 void ol_dc_keep_deps(struct ol_group *g, struct ol_key *k)
 {
-	size_t *v = realloc(g->cache_deps, (g->ncache_deps + k->ndeps + 1) * sizeof(*v));
+	size_t *v;
 
+	if (k->ndeps == 0) { /* (k->deps may be NULL: memcpy must not see it) */
+		ol_key_free(k);
+		return;
+	}
+	v = realloc(g->cache_deps, (g->ncache_deps + k->ndeps + 1) * sizeof(*v));
 	if (!v) {
 		ol_key_refuse(k, "out of memory");
+		ol_key_free(k);
 		return;
 	}
 	memcpy(v + g->ncache_deps, k->deps, k->ndeps * sizeof(*v));

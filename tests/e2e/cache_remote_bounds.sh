@@ -48,6 +48,15 @@ one_warning() { # NAME TEXT
 }
 
 # ---- 10. bounds ----
+# cap: run under an address-space cap that a 40 GiB buffer would break,
+# except in a sanitizer build (ASan reserves terabytes of shadow at start;
+# there the warning alone shows the reply was refused from its header).
+cap() {
+	case "$(ldd "$BIN/offlink")" in
+	*libasan*) "$@" ;;
+	*) (ulimit -v 8000000 && "$@") ;;
+	esac
+}
 hostile() { # MODE: HOSTILE_PORT
 	rm -f "$T/port"
 	"$HELP/hostile_server" "$1" "$T/port" &
@@ -59,10 +68,10 @@ hostile redis-dribble
 link dribble "redis://127.0.0.1:$HOSTILE_PORT|operation-timeout=1000"
 one_warning dribble "no answer within 1000 ms"
 hostile redis-huge
-(ulimit -v 8000000 && link huge "redis://127.0.0.1:$HOSTILE_PORT")
+cap link huge "redis://127.0.0.1:$HOSTILE_PORT"
 one_warning huge "announced a reply of 42949672960 bytes"
 hostile http-huge
-(ulimit -v 8000000 && link httphuge "http://127.0.0.1:$HOSTILE_PORT/c/")
+cap link httphuge "http://127.0.0.1:$HOSTILE_PORT/c/"
 one_warning httphuge "announced a reply of 42949672960 bytes"
 stop_servers
 echo "ok: 10. one deadline per operation; replies judged by their header"

@@ -39,8 +39,10 @@ int main(int argc, char **argv)
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 	if (fd < 0 || write(fd, rec, sizeof(rec)) != (ssize_t)sizeof(rec) || close(fd) != 0) {
 		perror(out);
+		free(out);
 		return 1;
 	}
 	puts(out);
+	free(out);
 	return 0;
 }

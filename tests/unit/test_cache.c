@@ -254,6 +254,7 @@ static void line_key(char **argv, size_t argc, uint8_t out[32], char *why, size_
 	ol_key_linker_args(&k, OL_LD_LLD, argv, argc);
 	ol_key_final(&k, out);
 	snprintf(why, len, "%s", k.uncacheable);
+	ol_key_free(&k);
 	/* the per-run memory would hide a change made between two keys */
 	ol_fdigest_free(&files);
 	ol_fdigest_init(&files, NULL);
@@ -359,6 +360,7 @@ static void tool_key(struct ol_key *k, void (*table)(struct ol_key *, char *cons
 	ol_key_init(k, "t");
 	table(k, argv, n);
 	ol_key_final(k, out);
+	ol_key_free(k); /* (k->uncacheable stays for the caller) */
 }
 
 static void nvlink_and_ptxas_tables(void **state)
