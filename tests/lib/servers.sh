@@ -22,10 +22,14 @@ free_port() {
 	fail "no free port"
 }
 
-# start_redis [ARGS...]: REDIS_PORT, REDIS_PID.
+# start_redis [ARGS...]: REDIS_PORT, REDIS_PID.  In a session of its own
+# (setsid execs it: REDIS_PID is the server's): tests stop it (SIGSTOP) to
+# play a hung server, and a stopped process in the test's own process
+# group gets that group SIGHUP when the group is orphaned (as it is under
+# setsid or nohup from a shell that has gone).
 start_redis() {
 	REDIS_PORT=$(free_port)
-	redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+	setsid redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
 		--dir "$T" "$@" >"$T/redis.log" 2>&1 &
 	REDIS_PID=$!
 	SERVER_PIDS+=("$REDIS_PID")
