@@ -1,6 +1,8 @@
 #include "cache/curl_lazy.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@ static const char *const sonames[] = { "libcurl.so.4", "libcurl-gnutls.so.4" };
 
 static struct ol_curl fns;
 static bool loaded, failed;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char why[256];
 
 /* dlsym's void * into a function pointer, as POSIX allows. */
@@ -52,14 +55,39 @@ static bool load(void)
 	return true;
 }
 
+static void load_once(void)
+{
+	if (load())
+		loaded = true;
+	else
+		failed = true;
+}
+
+static void *preload_main(void *arg)
+{
+	(void)arg;
+	pthread_once(&once, load_once);
+	return NULL;
+}
+
+void ol_curl_preload(void)
+{
+	sigset_t all, old;
+	pthread_t t;
+
+	/* The thread takes no signal: an interrupt is the main thread's,
+	 * whose handlers (os/cleanup.h) expect to run there. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&t, NULL, preload_main, NULL) == 0)
+		pthread_detach(t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 const struct ol_curl *ol_curl(struct ol_diag *d)
 {
-	if (!loaded && !failed) {
-		if (load())
-			loaded = true;
-		else
-			failed = true;
-	}
+	/* (waits for a preload still under way) */
+	pthread_once(&once, load_once);
 	if (failed) {
 		ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s", why);
 		return NULL;

@@ -32,4 +32,9 @@ struct ol_curl {
  * as for any remote that cannot be used). */
 const struct ol_curl *ol_curl(struct ol_diag *d);
 
+/* Start loading libcurl in a thread of its own (some thirty libraries,
+ * 5 ms): a link that names a remote calls this as it starts, and the
+ * load overlaps the scan of its inputs; ol_curl waits for it. */
+void ol_curl_preload(void);
+
 #endif

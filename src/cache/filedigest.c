@@ -3,6 +3,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,17 @@ struct ol_fdigest_seen {
 };
 
 static const char memo_magic[8] = "OLFDGST1";
+
+/* A program digested ahead, in a thread (ol_fdigest_prefetch). */
+struct ol_fdigest_ahead {
+	char *path;
+	int fd;
+	struct stat st;            /* fd's, when the thread was started */
+	pthread_t thread;
+	bool joined, ok;
+	uint8_t digest[OL_DIGEST_SIZE];
+};
+static void ahead_join(struct ol_fdigest_ahead *a);
 
 /* Owned by this user (or root) and writable by nobody else: a
  * directory in which only this user can make or replace a file. */
@@ -79,6 +93,14 @@ void ol_fdigest_init(struct ol_fdigest *m, const char *memo_dir)
 
 void ol_fdigest_free(struct ol_fdigest *m)
 {
+	ol_fdigest_flush(m);
+	free(m->pending);
+	for (size_t i = 0; i < m->nahead; i++) {
+		ahead_join(m->ahead[i]);
+		free(m->ahead[i]->path);
+		free(m->ahead[i]);
+	}
+	free(m->ahead);
 	for (size_t i = 0; i < m->n; i++)
 		free(m->v[i].path);
 	free(m->v);
@@ -149,7 +171,7 @@ static bool memo_get(struct ol_fdigest *m, const char *name, uint8_t out[OL_DIGE
 	return ok;
 }
 
-static void memo_put(struct ol_fdigest *m, const char *name, const uint8_t d[OL_DIGEST_SIZE])
+static void memo_write(struct ol_fdigest *m, const char *name, const uint8_t d[OL_DIGEST_SIZE])
 {
 	uint8_t rec[sizeof(memo_magic) + OL_DIGEST_SIZE];
 	char tmp[80], *path = NULL;
@@ -179,6 +201,33 @@ static void memo_put(struct ol_fdigest *m, const char *name, const uint8_t d[OL_
 	}
 	ol_cleanup_forget(path);
 	free(path);
+}
+
+/* A record is written later, by ol_fdigest_flush: a fresh worker makes
+ * some twenty of them, and creating a file is the dearest thing its
+ * lookup did (ext4 looking for a free inode).  What is recorded was
+ * decided when the file was read; writing it later changes nothing (the
+ * name holds the file's state). */
+static void memo_put(struct ol_fdigest *m, const char *name, const uint8_t d[OL_DIGEST_SIZE])
+{
+	struct ol_fdigest_record *v;
+
+	if (m->memo_fd < 0)
+		return;
+	v = ol_grow(m->pending, m->npending, &m->cappending, sizeof(*m->pending), 16);
+	if (!v)
+		return; /* (not remembered: digested again next time) */
+	m->pending = v;
+	memcpy(v[m->npending].name, name, sizeof(v->name));
+	memcpy(v[m->npending].digest, d, OL_DIGEST_SIZE);
+	m->npending++;
+}
+
+void ol_fdigest_flush(struct ol_fdigest *m)
+{
+	for (size_t i = 0; i < m->npending; i++)
+		memo_write(m, m->pending[i].name, m->pending[i].digest);
+	m->npending = 0;
 }
 
 /* A large program (ptxas, nvlink: 37 MB each) digested from a mapping
@@ -300,6 +349,115 @@ static bool same_stat(const struct stat *a, const struct stat *b)
 	return same_state(&x, &y);
 }
 
+/* ---- programs digested ahead, in threads ---- */
+
+
+static void *ahead_main(void *arg)
+{
+	struct ol_fdigest_ahead *a = arg;
+	size_t size = (size_t)a->st.st_size;
+	void *volatile p = MAP_FAILED;
+	sigjmp_buf env;
+	XXH128_canonical_t c;
+
+	/* The file shrinking under the mapping faults: this thread gives up
+	 * (the main thread reads it again, watched, and says so). */
+	if (sigsetjmp(env, 1) == 0) {
+		ol_cleanup_escape_faults(&env);
+		p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, a->fd, 0);
+		if (p != MAP_FAILED) {
+			XXH128_canonicalFromHash(&c, XXH3_128bits(p, size));
+			memset(a->digest, 0, OL_DIGEST_SIZE);
+			memcpy(a->digest, c.digest, sizeof(c.digest));
+			a->ok = true;
+		}
+	}
+	ol_cleanup_escape_faults(NULL);
+	if (p != MAP_FAILED)
+		munmap(p, size);
+	return NULL;
+}
+
+static bool same_stat(const struct stat *a, const struct stat *b);
+
+void ol_fdigest_prefetch(struct ol_fdigest *m, const char *path)
+{
+	char name[2 * OL_DIGEST_SIZE + 1];
+	uint8_t d[OL_DIGEST_SIZE];
+	struct ol_fdigest_ahead *a, **v;
+	sigset_t all, old;
+	struct stat st;
+	int fd;
+
+	for (size_t i = 0; i < m->nahead; i++)
+		if (strcmp(m->ahead[i]->path, path) == 0)
+			return;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)MAP_MIN) {
+		close(fd);
+		return;
+	}
+	memo_name_of(PROGRAM, path, &st, name);
+	if (memo_get(m, name, d) ||
+	    !(v = ol_grow(m->ahead, m->nahead, &m->capahead, sizeof(*m->ahead), 4))) {
+		close(fd);
+		return;
+	}
+	m->ahead = v;
+	if (!(a = calloc(1, sizeof(*a))) || !(a->path = strdup(path))) {
+		free(a);
+		close(fd);
+		return;
+	}
+	a->fd = fd;
+	a->st = st;
+	/* No signal but a fault reaches the thread: interrupts are the main
+	 * thread's (os/cleanup.h). */
+	sigfillset(&all);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&a->thread, NULL, ahead_main, a) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		free(a->path);
+		free(a);
+		close(fd);
+		return;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	m->ahead[m->nahead++] = a;
+}
+
+static void ahead_join(struct ol_fdigest_ahead *a)
+{
+	if (a->joined)
+		return;
+	pthread_join(a->thread, NULL);
+	a->joined = true;
+	close(a->fd);
+}
+
+/* The digest a thread made of path, if path is still as it found it. */
+static bool ahead_take(struct ol_fdigest *m, const char *path, const struct stat *st,
+		       uint8_t out[OL_DIGEST_SIZE])
+{
+	for (size_t i = 0; i < m->nahead; i++) {
+		struct ol_fdigest_ahead *a = m->ahead[i];
+
+		if (strcmp(a->path, path) != 0)
+			continue;
+		ahead_join(a);
+		if (!a->ok || !same_stat(&a->st, st))
+			return false;
+		memcpy(out, a->digest, OL_DIGEST_SIZE);
+		m->bytes_read += (uint64_t)st->st_size;
+		return true;
+	}
+	return false;
+}
+
 static enum ol_err compute(struct ol_fdigest *m, const char *path, enum algo a,
 			   uint8_t out[OL_DIGEST_SIZE], struct ol_fstate *state, struct ol_diag *d)
 {
@@ -334,7 +492,8 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, enum algo a,
 		close(fd);
 		return OL_OK;
 	}
-	rc = hash_fd(m, fd, path, a, (size_t)st.st_size, out, d);
+	rc = a == PROGRAM && ahead_take(m, path, &st, out)
+		? OL_OK : hash_fd(m, fd, path, a, (size_t)st.st_size, out, d);
 	if (!rc && !(fstat(fd, &after) == 0 && same_stat(&st, &after)))
 		state->unstable = true; /* what was read is not known */
 	if (!rc && fstat(fd, &after) == 0 && same_stat(&st, &after) &&

@@ -38,6 +38,14 @@ struct ol_fstate {
 	int64_t mtime_s, mtime_ns, ctime_s, ctime_ns;
 };
 
+/* A digest to remember, not yet written (ol_fdigest_flush). */
+struct ol_fdigest_record {
+	char name[2 * OL_DIGEST_SIZE + 1];
+	uint8_t digest[OL_DIGEST_SIZE];
+};
+
+struct ol_fdigest_ahead;
+
 struct ol_fdigest {
 	int memo_fd;               /* the remembered digests' directory, or -1 */
 	char *memo_dir;            /* its path (a record's temporary is known to
@@ -46,6 +54,10 @@ struct ol_fdigest {
 	struct ol_fdigest_seen *v;
 	size_t n, cap;
 	uint64_t bytes_read;       /* content read this run (tests, -v) */
+	struct ol_fdigest_record *pending; /* to remember, not yet written */
+	size_t npending, cappending;
+	struct ol_fdigest_ahead **ahead; /* programs digested in threads */
+	size_t nahead, capahead;
 };
 
 /* Start with memo_dir (created, mode 0700, when missing) or NULL: this
@@ -55,7 +67,11 @@ struct ol_fdigest {
  * only the user (or root, sticky) can change; each record the user's
  * own. */
 void ol_fdigest_init(struct ol_fdigest *m, const char *memo_dir);
-void ol_fdigest_free(struct ol_fdigest *m);
+void ol_fdigest_free(struct ol_fdigest *m); /* (flushes first) */
+
+/* Write the digests this run will remember (they are kept in memory until
+ * then: a link writes them beside its host link, off its critical path). */
+void ol_fdigest_flush(struct ol_fdigest *m);
 
 /* The digest of path's content.  OL_E_NOT_FOUND when it does not exist;
  * OL_E_UNSUPPORTED when it is not a regular file (a FIFO, a device: never
@@ -76,6 +92,14 @@ enum ol_err ol_fdigest_file_at(struct ol_fdigest *m, const char *path,
  * Remembered apart from the SHA-256 of the same file. */
 enum ol_err ol_fdigest_program(struct ol_fdigest *m, const char *path,
 			       uint8_t out[OL_DIGEST_SIZE], size_t *index, struct ol_diag *d);
+
+/* Begin digesting the program at path (a real path, one without a build
+ * ID) as ol_fdigest_program would, in a thread of its own, when it is
+ * large and its digest is not remembered: a fresh worker keys ptxas and
+ * nvlink (37 MB each) side by side, while the lookup does other work.
+ * ol_fdigest_program takes the result when the file is still as it was
+ * when the thread opened it, and digests it itself otherwise. */
+void ol_fdigest_prefetch(struct ol_fdigest *m, const char *path);
 
 /* Note path's state without reading it (a program keyed by its build ID,
  * an input whose bytes are keyed from memory): st, what fstat said of

@@ -190,3 +190,21 @@ void ol_key_program(struct ol_key *k, const char *label, const char *path)
 	free(dy.rpath);
 	free(dy.runpath);
 }
+
+void ol_program_prefetch(struct ol_fdigest *files, const char *path)
+{
+	char real[PATH_MAX], id[160];
+	struct stat st;
+	bool elf;
+	int fd;
+
+	if (!realpath(path, real))
+		return;
+	fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	elf = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read_elf(fd, NULL, id, sizeof(id));
+	close(fd);
+	if (S_ISREG(st.st_mode) && (!elf || !id[0]))
+		ol_fdigest_prefetch(files, real); /* (keyed by content, not build ID) */
+}

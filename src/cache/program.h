@@ -12,9 +12,15 @@
 #ifndef OFFLINK_CACHE_PROGRAM_H
 #define OFFLINK_CACHE_PROGRAM_H
 
+#include "cache/filedigest.h"
 #include "cache/key.h"
 
 /* label + the program at path (a path, not a name to search). */
 void ol_key_program(struct ol_key *k, const char *label, const char *path);
+
+/* Begin digesting, in the background, what ol_key_program will read of
+ * the program at path by content (cache/filedigest.h): called for every
+ * tool of a link as its stores open. */
+void ol_program_prefetch(struct ol_fdigest *files, const char *path);
 
 #endif

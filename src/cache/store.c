@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cache/secret.h"
+#include "common/grow.h"
 #include "os/scratch.h"
 
 
@@ -174,6 +175,8 @@ enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 
 void ol_store_close(struct ol_store *s)
 {
+	ol_store_flush(s);
+	free(s->copies);
 	for (size_t i = 0; i < s->nremotes; i++)
 		ol_remote_free(&s->remotes[i]);
 	free(s->remotes);
@@ -207,6 +210,46 @@ static void remote_failed(struct ol_store *s, struct ol_remote *r, const char *w
 	ol_store_count(s, zero, OL_STAT_REMOTE_ERROR);
 }
 
+/* The local copy of a remote hit is made later (ol_store_flush), from
+ * the reply itself (taken over, not copied); kept at once if that
+ * cannot be. */
+static void keep_later(struct ol_store *s, enum ol_entry_type type, const uint8_t key[32],
+		       struct ol_buf *reply, const uint8_t *value, size_t n)
+{
+	struct ol_store_copy *v = ol_grow(s->copies, s->ncopies, &s->capcopies,
+					  sizeof(*s->copies), 8);
+	struct ol_diag d;
+
+	if (!v) {
+		ol_diag_clear(&d);
+		ol_local_put(&s->local, type, key, value, n, &d);
+		return;
+	}
+	s->copies = v;
+	v = &v[s->ncopies++];
+	v->type = type;
+	memcpy(v->key, key, 32);
+	v->reply = *reply;
+	v->value = value;
+	v->len = n;
+	*reply = (struct ol_buf){ 0 };
+}
+
+void ol_store_flush(struct ol_store *s)
+{
+	for (size_t i = 0; i < s->ncopies; i++) {
+		struct ol_store_copy *c = &s->copies[i];
+		struct ol_diag d;
+
+		ol_diag_clear(&d);
+		if (s->have_local)
+			ol_local_put(&s->local, c->type, c->key, c->value, c->len, &d);
+		ol_buf_free(&c->reply);
+	}
+	s->ncopies = 0;
+	ol_fdigest_flush(&s->files);
+}
+
 static enum ol_found from_remote(struct ol_store *s, enum ol_entry_type type,
 				 const uint8_t key[32], const char *dest, struct ol_buf *out,
 				 const struct ol_remote **which)
@@ -238,7 +281,7 @@ static enum ol_found from_remote(struct ol_store *s, enum ol_entry_type type,
 			used = dest ? ol_scratch_write(dest, value, vlen, &d) == OL_OK
 				    : ol_buf_append(out, value, vlen) == OL_OK;
 			if (used && s->have_local)
-				ol_local_put(&s->local, type, key, value, vlen, &d);
+				keep_later(s, type, key, &b, value, vlen);
 		}
 		ol_buf_free(&b);
 		if (used) {

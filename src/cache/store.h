@@ -34,6 +34,15 @@ struct ol_cache_config {
 				    * or NULL */
 };
 
+/* A remote's entry to copy into the local store (ol_store_flush). */
+struct ol_store_copy {
+	enum ol_entry_type type;
+	uint8_t key[32];
+	struct ol_buf reply;       /* the remote's reply, value inside */
+	const uint8_t *value;
+	size_t len;
+};
+
 struct ol_store {
 	struct ol_local local;
 	bool have_local;
@@ -42,6 +51,8 @@ struct ol_store {
 	struct ol_secret secret;
 	struct ol_fdigest files;
 	size_t rejected;           /* entries that failed their check, this run */
+	struct ol_store_copy *copies; /* remote hits, not yet kept locally */
+	size_t ncopies, capcopies;
 	/* Called with each warning (a store not used, a remote failing):
 	 * the driver prints them. */
 	void (*warn)(void *ctx, const char *msg);
@@ -57,7 +68,12 @@ enum ol_found { OL_FOUND_NONE, OL_FOUND_LOCAL, OL_FOUND_REMOTE };
 enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 			  void (*warn)(void *ctx, const char *msg), void *warn_ctx,
 			  struct ol_diag *d);
-void ol_store_close(struct ol_store *s);
+void ol_store_close(struct ol_store *s); /* (flushes first) */
+
+/* Keep the remote hits of this run in the local store, and write the
+ * digests to remember: what a link does beside its host link, off its
+ * critical path (each is a new file). */
+void ol_store_flush(struct ol_store *s);
 
 /* Whether any store is in use. */
 bool ol_store_active(const struct ol_store *s);

@@ -12,6 +12,9 @@
 #include "common/env.h"
 #include "common/message.h"
 #include "common/response_file.h"
+#include "cache/curl_lazy.h"
+#include "cache/program.h"
+#include "os/findprog.h"
 
 #define DEFAULT_CAP ((uint64_t)1 << 30)
 
@@ -101,6 +104,32 @@ static enum ol_err configure(struct ol_link *l, struct ol_cache_config *c, struc
 	return remotes->err;
 }
 
+/* The tools the keys will read by content (ptxas, nvlink: no build ID),
+ * digested in threads while the lookup goes on. */
+static void prefetch_tools(struct ol_link *l)
+{
+	for (size_t i = 0; i < l->ngroups; i++) {
+		const struct ol_group *g = &l->groups[i];
+
+		for (size_t s = 0; g->image_path && s < g->nsteps; s++) {
+			char *prog = ol_find_in_path(g->steps[s].argv.v[0]);
+
+			ol_program_prefetch(&l->cache.files, prog ? prog : g->steps[s].argv.v[0]);
+			free(prog);
+		}
+	}
+}
+
+void ol_cache_preload(struct ol_link *l)
+{
+	const char *remote = getenv("OFFLINK_CACHE_REMOTE");
+
+	if (l->opt.no_cache || l->opt.dry_run || l->opt.override_images.n)
+		return;
+	if (l->opt.cache_remotes.n || (remote && *remote))
+		ol_curl_preload();
+}
+
 enum ol_err ol_open_cache(struct ol_link *l)
 {
 	struct ol_cache_config c;
@@ -128,6 +157,8 @@ enum ol_err ol_open_cache(struct ol_link *l)
 	l->cache_on = ol_store_active(&l->cache);
 	if (getcwd(cwd, sizeof(cwd)))
 		l->cwd = strdup(cwd);
+	if (l->cache_on && !l->opt.dry_run)
+		prefetch_tools(l);
 	return OL_OK;
 }
 

@@ -288,4 +288,6 @@ void ol_cache_store(void *ctx)
 	ol_dc_run_probes(l);
 	for (size_t i = 0; i < l->ngroups; i++)
 		store_group(l, &l->groups[i]);
+	/* remote hits kept locally, digests remembered for the next link */
+	ol_store_flush(&l->cache);
 }

@@ -28,6 +28,9 @@ enum ol_err ol_run_device_links(struct ol_link *l);
  * (ctx: the link; run while the host linker works, or after the links);
  * --cache-stats and --cache-clear. */
 enum ol_err ol_open_cache(struct ol_link *l);
+/* As the link starts: what opening its stores will need, begun in the
+ * background (a remote's libcurl). */
+void ol_cache_preload(struct ol_link *l);
 enum ol_err ol_lookup_device_cache(struct ol_link *l);
 void ol_cache_store(void *ctx);
 enum ol_err ol_cache_command(struct ol_link *l);

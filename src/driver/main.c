@@ -252,6 +252,7 @@ static enum ol_err commit_output(struct ol_link *l)
 /* The link, phase by phase. */
 static enum ol_err link_program(struct ol_link *l)
 {
+	ol_cache_preload(l);
 	PHASE(l, make_temp_dir);
 	/* find the device code in every input and -l library */
 	PHASE(l, ol_scan_inputs);

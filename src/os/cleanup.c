@@ -225,11 +225,23 @@ static void on_signal(int sig)
 
 /* A read of a mapped input faulted: the file shrank under the mapping.
  * Anything else is a real fault: the default action. */
+/* A thread reading a mapping it can give up on (a program digested
+ * ahead of its key, cache/filedigest.c) is sent back to its sigsetjmp
+ * instead: its caller reads the file again, watched as above. */
+static _Thread_local sigjmp_buf *fault_escape;
+
+void ol_cleanup_escape_faults(sigjmp_buf *env)
+{
+	fault_escape = env;
+}
+
 static void on_sigbus(int sig, siginfo_t *si, void *uc)
 {
 	const char *a = si->si_addr;
 
 	(void)uc;
+	if (fault_escape)
+		siglongjmp(*fault_escape, 1);
 	for (size_t i = 0; i < nmaps; i++) {
 		if (a >= maps[i].p && (size_t)(a - maps[i].p) < maps[i].n) {
 			(void)!write(STDERR_FILENO, maps[i].msg, maps[i].msglen);

@@ -8,6 +8,7 @@
 #ifndef OFFLINK_OS_CLEANUP_H
 #define OFFLINK_OS_CLEANUP_H
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -51,6 +52,10 @@ void ol_cleanup_run(void);
  * then says which file, stops the tools, removes the temporaries and
  * exits with status 1, instead of dying of the signal. */
 enum ol_err ol_cleanup_watch_mapping(const void *p, size_t n, const char *path);
+/* This thread's faults on a mapping (SIGBUS) jump to env (NULL: they do
+ * not): for a thread that reads a mapping it may give up on, never one
+ * the registry watches. */
+void ol_cleanup_escape_faults(sigjmp_buf *env);
 void ol_cleanup_forget_mapping(const void *p);
 /* The file whose watched mapping holds p, or NULL (for a system call
  * that failed with EFAULT reading a mapping: the same shrunk file). */

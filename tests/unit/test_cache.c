@@ -2,6 +2,9 @@
  * their checks, manifests, remote URLs, travelling paths, and the device
  * linker's command line as key ingredients (each kind of input changes
  * the key; what the cache cannot name refuses it). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cache/clang_jobs.h"
@@ -615,6 +619,112 @@ static void program_digest_is_xxh3_of_content(void **state)
 	}
 }
 
+/* The names in dir, not counting . and .. */
+static int count_entries(const char *path)
+{
+	DIR *dp = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(dp);
+	while ((e = readdir(dp)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(dp);
+	return n;
+}
+
+/* Write n bytes of pattern seed to name; their XXH3-128 in want. */
+static void pattern_file(const char *name, size_t n, unsigned seed, uint8_t want[OL_DIGEST_SIZE])
+{
+	uint8_t *p = malloc(n);
+	XXH128_canonical_t c;
+	FILE *fp;
+
+	assert_non_null(p);
+	for (size_t j = 0; j < n; j++)
+		p[j] = (uint8_t)(j * 131 + seed);
+	assert_non_null(fp = fopen(name, "wb"));
+	assert_int_equal(fwrite(p, 1, n, fp), n);
+	fclose(fp);
+	XXH128_canonicalFromHash(&c, XXH3_128bits(p, n));
+	memset(want, 0, OL_DIGEST_SIZE);
+	memcpy(want, c.digest, sizeof(c.digest));
+	free(p);
+}
+
+/* A program digested ahead in a thread gives what reading it gives; one
+ * changed after the thread read it is digested again, never believed. */
+static void program_digested_ahead(void **state)
+{
+	uint8_t out[OL_DIGEST_SIZE], want[OL_DIGEST_SIZE];
+	struct ol_diag d;
+	char real[PATH_MAX];
+	size_t index;
+
+	(void)state;
+	pattern_file("big", (2u << 20) + 3, 7, want);
+	assert_non_null(realpath("big", real));
+	ol_fdigest_prefetch(&files, real);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_fdigest_program(&files, real, out, &index, &d), OL_OK);
+	assert_memory_equal(out, want, OL_DIGEST_SIZE);
+
+	/* changed between the thread's read and the key */
+	ol_fdigest_free(&files);
+	ol_fdigest_init(&files, NULL);
+	ol_fdigest_prefetch(&files, real);
+	usleep(20000);
+	pattern_file("big", (2u << 20) + 3, 8, want);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_fdigest_program(&files, real, out, &index, &d), OL_OK);
+	assert_memory_equal(out, want, OL_DIGEST_SIZE);
+
+	/* begun and never used: freed with the rest */
+	ol_fdigest_free(&files);
+	ol_fdigest_init(&files, NULL);
+	ol_fdigest_prefetch(&files, real);
+}
+
+/* Digests to remember are written when flushed (beside the host link),
+ * and then believed by the next run. */
+static void memo_written_at_flush(void **state)
+{
+	/* a file changed more than a few seconds ago: the memo keeps no
+	 * record of a file that may still be being written (filedigest.c) */
+	static const char *const olds[] = { "/usr/include/stdio.h", "/etc/os-release", "/bin/sh" };
+	uint8_t a[OL_DIGEST_SIZE], b[OL_DIGEST_SIZE];
+	char memo[PATH_MAX + 8], cwd[PATH_MAX], real[PATH_MAX] = "";
+	struct ol_fdigest m;
+	struct ol_diag d;
+	struct stat st;
+	size_t index;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(olds) / sizeof(olds[0]) && !real[0]; i++)
+		if (realpath(olds[i], real) && (stat(real, &st) != 0 ||
+						time(NULL) - st.st_ctim.tv_sec < 10))
+			real[0] = '\0';
+	assert_true(real[0]);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(memo, sizeof(memo), "%s/memo", cwd);
+	ol_fdigest_init(&m, memo);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_fdigest_file_at(&m, real, a, &index, &d), OL_OK);
+	assert_int_equal(count_entries(memo), 0);
+	ol_fdigest_flush(&m);
+	assert_int_equal(count_entries(memo), 1);
+	ol_fdigest_free(&m);
+	/* the next run believes the record: it reads nothing */
+	ol_fdigest_init(&m, memo);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_fdigest_file_at(&m, real, b, &index, &d), OL_OK);
+	assert_memory_equal(a, b, OL_DIGEST_SIZE);
+	assert_int_equal(m.bytes_read, 0);
+	/* (a record read is not written again) */
+	ol_fdigest_free(&m);
+	assert_int_equal(count_entries(memo), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +746,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(spirv_link_table, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(program_digest_is_xxh3_of_content, setup_dir,
 						teardown_dir),
+		cmocka_unit_test_setup_teardown(program_digested_ahead, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(memo_written_at_flush, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
