@@ -66,6 +66,7 @@ struct ol_member {
 	size_t size;
 	uint64_t header_offset;
 	bool loaded;        /* the host link pulls it in */
+	bool indexed;       /* its archive's index names a symbol of it */
 	size_t first_image, nimages; /* its device images in link->images */
 };
 
