@@ -139,6 +139,7 @@ enum ol_err ol_local_open(struct ol_local *s, const char *dir, uint64_t cap, boo
 
 void ol_local_close(struct ol_local *s)
 {
+	ol_local_flush_counts(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->dir);
@@ -265,7 +266,7 @@ static bool write_all(int fd, const void *p, size_t n)
 }
 
 static void evict(struct ol_local *s);
-static void add_count(struct ol_local *s, char digit, enum ol_stat stat, uint64_t n);
+static void add_counts(struct ol_local *s, char digit, const uint64_t n[OL_STAT__COUNT]);
 
 enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint8_t key[32],
 			 const void *value, size_t n, struct ol_diag *d)
@@ -467,7 +468,7 @@ static void walk(struct ol_local *s, uint64_t *entries, uint64_t *bytes, bool ev
 			close(subs[i]);
 	free(v);
 	if (evicted)
-		add_count(s, '0', OL_STAT_EVICTED, evicted);
+		add_counts(s, '0', (uint64_t[OL_STAT__COUNT]){ [OL_STAT_EVICTED] = evicted });
 }
 
 static void evict(struct ol_local *s)
@@ -523,7 +524,8 @@ static void read_counters(int fd, uint64_t c[OL_STAT__COUNT])
 		c[i] = ol_le64(b + 8 + 8 * i);
 }
 
-static void add_count(struct ol_local *s, char digit, enum ol_stat stat, uint64_t n)
+/* Add n[] to the shard's counters (one locked read and write). */
+static void add_counts(struct ol_local *s, char digit, const uint64_t n[OL_STAT__COUNT])
 {
 	uint64_t c[OL_STAT__COUNT];
 	uint8_t b[8 + 8 * OL_STAT__COUNT];
@@ -532,7 +534,8 @@ static void add_count(struct ol_local *s, char digit, enum ol_stat stat, uint64_
 	if (s->fd < 0 || (fd = open_stats(s, digit, true)) < 0)
 		return;
 	read_counters(fd, c);
-	c[stat] += n;
+	for (int i = 0; i < OL_STAT__COUNT; i++)
+		c[i] += n[i];
 	memcpy(b, stats_magic, 8);
 	for (int i = 0; i < OL_STAT__COUNT; i++)
 		ol_put_le64(b + 8 + 8 * i, c[i]);
@@ -542,9 +545,29 @@ static void add_count(struct ol_local *s, char digit, enum ol_stat stat, uint64_
 	close(fd);
 }
 
+/* Counting is deferred: a fresh worker's lookup spent 3 ms making shard
+ * directories and stats files for its first counts. */
 void ol_local_count(struct ol_local *s, const uint8_t key[32], enum ol_stat stat)
 {
-	add_count(s, hex[key[0] >> 4], stat, 1);
+	s->pending[key[0] >> 4][stat]++;
+	s->any_pending = true;
+}
+
+void ol_local_flush_counts(struct ol_local *s)
+{
+	if (!s->any_pending)
+		return;
+	s->any_pending = false;
+	for (int i = 0; i < SHARDS; i++) {
+		uint64_t *c = s->pending[i];
+		bool any = false;
+
+		for (int k = 0; k < OL_STAT__COUNT; k++)
+			any |= c[k] != 0;
+		if (any)
+			add_counts(s, hex[i], c);
+		memset(c, 0, sizeof(s->pending[i]));
+	}
 }
 
 void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT], uint64_t *entries,

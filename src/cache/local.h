@@ -43,6 +43,9 @@ struct ol_local {
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
 	bool said_stats, said_unremovable, said_shard;
+	/* Counted, not yet added to the shards' files (ol_local_flush_counts) */
+	uint64_t pending[16][OL_STAT__COUNT];
+	bool any_pending;
 };
 
 enum ol_local_result { OL_LOCAL_MISS, OL_LOCAL_HIT, OL_LOCAL_REJECTED };
@@ -65,8 +68,10 @@ enum ol_local_result ol_local_get(struct ol_local *s, enum ol_entry_type type,
 enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint8_t key[32],
 			 const void *value, size_t n, struct ol_diag *d);
 
-/* Count one event in key's shard. */
+/* Count one event in key's shard: kept in memory, added to the shard's
+ * file by ol_local_flush_counts (beside the host link) or at close. */
 void ol_local_count(struct ol_local *s, const uint8_t key[32], enum ol_stat stat);
+void ol_local_flush_counts(struct ol_local *s);
 
 /* Sum the counters of every shard, and the entries' count and size. */
 void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT], uint64_t *entries,

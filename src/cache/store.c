@@ -247,6 +247,8 @@ void ol_store_flush(struct ol_store *s)
 		ol_buf_free(&c->reply);
 	}
 	s->ncopies = 0;
+	if (s->have_local)
+		ol_local_flush_counts(&s->local);
 	ol_fdigest_flush(&s->files);
 }
 

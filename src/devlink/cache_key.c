@@ -135,12 +135,14 @@ bool ol_dc_group_key(struct ol_link *l, struct ol_group *g, struct ol_buf *expla
 		key_step(l, g, &k, s, pv, np);
 	for (size_t i = 0; i < g->nimages && !k.uncacheable[0]; i++) {
 		const struct ob_entry *e = g->images[i]->entry;
+		const struct ol_map *m = &g->images[i]->input->map;
 
 		ol_key_u64(&k, "image kind", e->image_kind);
 		ol_key_bytes(&k, "image", e->image, (size_t)e->image_size);
 		/* the bytes come from its input's mapping, read again when the
-		 * link's inputs are written: the file must not change */
-		ol_key_depend(&k, g->images[i]->input->path, NULL);
+		 * link's inputs are written: the file must not change from
+		 * what it was when mapped */
+		ol_key_depend(&k, g->images[i]->input->path, m->have_st ? &m->st : NULL);
 	}
 	ol_key_final(&k, g->cache_key);
 	ol_dc_keep_deps(g, &k);

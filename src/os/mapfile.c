@@ -62,6 +62,7 @@ static enum ol_err map_file(const char *path, struct ol_map *m, bool keep, struc
 	m->len = 0;
 	m->heap = false;
 	m->kept_fd = 0;
+	m->have_st = false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ol_diag_errno(d, errno, "cannot open", path);
@@ -81,6 +82,8 @@ static enum ol_err map_file(const char *path, struct ol_map *m, bool keep, struc
 		return ol_diag_errno(d, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
 				     "cannot map", path);
 	}
+	m->st = st;
+	m->have_st = true;
 	if (st.st_size == 0) {
 		close(fd);
 		return OL_OK;
@@ -128,4 +131,5 @@ void ol_unmap(struct ol_map *m)
 	m->len = 0;
 	m->heap = false;
 	m->kept_fd = 0;
+	m->have_st = false;
 }

@@ -4,6 +4,7 @@
 #define OFFLINK_OS_MAPFILE_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,8 @@ struct ol_map {
 	bool heap;     /* read into memory (a device or a pipe), not mapped */
 	int kept_fd;   /* the file + 1 when ol_map_file_fd keeps it open; 0
 			* otherwise, so that a zeroed map owns no descriptor */
+	bool have_st;  /* st: what fstat said of the file that was mapped */
+	struct stat st;
 };
 
 /* The file descriptor ol_map_file_fd kept, or -1. */

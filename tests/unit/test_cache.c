@@ -25,6 +25,7 @@
 #include "cache/facts.h"
 #include "cache/ldtrace.h"
 #include "cache/linkline.h"
+#include "cache/local.h"
 #include "cache/manifest.h"
 #include "cache/pathform.h"
 #include "cache/probe_memo.h"
@@ -725,6 +726,37 @@ static void memo_written_at_flush(void **state)
 	assert_int_equal(count_entries(memo), 1);
 }
 
+/* Counts are kept in memory and added to the shard's file when flushed
+ * (beside the host link), one write per shard, nothing lost at close. */
+static void counts_written_at_flush(void **state)
+{
+	uint64_t c[OL_STAT__COUNT], entries, bytes;
+	uint8_t key[32] = { 0x3a };
+	struct ol_local s;
+	struct ol_diag d;
+	struct stat st;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(ol_local_open(&s, "store", 0, false, NULL, &d), OL_OK);
+	ol_local_count(&s, key, OL_STAT_MISS);
+	ol_local_count(&s, key, OL_STAT_MISS);
+	ol_local_count(&s, key, OL_STAT_LOCAL_HIT);
+	assert_int_not_equal(stat("store/3/stats", &st), 0);
+	ol_local_flush_counts(&s);
+	assert_int_equal(stat("store/3/stats", &st), 0);
+	ol_local_stats(&s, c, &entries, &bytes);
+	assert_int_equal(c[OL_STAT_MISS], 2);
+	assert_int_equal(c[OL_STAT_LOCAL_HIT], 1);
+	ol_local_count(&s, key, OL_STAT_MISS);
+	ol_local_close(&s);
+	ol_diag_clear(&d);
+	assert_int_equal(ol_local_open(&s, "store", 0, false, NULL, &d), OL_OK);
+	ol_local_stats(&s, c, &entries, &bytes);
+	assert_int_equal(c[OL_STAT_MISS], 3);
+	ol_local_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +780,7 @@ int main(void)
 						teardown_dir),
 		cmocka_unit_test_setup_teardown(program_digested_ahead, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(memo_written_at_flush, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(counts_written_at_flush, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
