@@ -120,9 +120,8 @@ static void open_memo(struct ol_store *s, const struct ol_cache_config *c)
 	free(own);
 }
 
-enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
-			  void (*warn)(void *ctx, const char *msg), void *warn_ctx,
-			  struct ol_diag *d)
+enum ol_err ol_store_open_local(struct ol_store *s, const struct ol_cache_config *c,
+				void (*warn)(void *ctx, const char *msg), void *warn_ctx)
 {
 	memset(s, 0, sizeof(*s));
 	s->local.fd = -1;
@@ -141,6 +140,15 @@ enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 			warnf(s, "%s; the secret is not used", msg);
 		}
 	}
+	if (c->dir)
+		open_local(s, c);
+	open_memo(s, c);
+	return OL_OK;
+}
+
+enum ol_err ol_store_open_remotes(struct ol_store *s, const struct ol_cache_config *c,
+				  struct ol_diag *d)
+{
 	if (c->nremotes && !(s->remotes = calloc(c->nremotes, sizeof(*s->remotes))))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	for (size_t i = 0; i < c->nremotes; i++) {
@@ -167,9 +175,6 @@ enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
 		}
 		s->nremotes++;
 	}
-	if (c->dir)
-		open_local(s, c);
-	open_memo(s, c);
 	return OL_OK;
 }
 

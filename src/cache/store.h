@@ -61,14 +61,19 @@ struct ol_store {
 
 enum ol_found { OL_FOUND_NONE, OL_FOUND_LOCAL, OL_FOUND_REMOTE };
 
-/* Open what c names.  A store that is unsafe or unusable, a remote URL
- * that does not parse, a secret that is missing or that others could
- * change, is left out with a warning: the link goes on without it.
- * Only running out of memory is an error. */
-enum ol_err ol_store_open(struct ol_store *s, const struct ol_cache_config *c,
-			  void (*warn)(void *ctx, const char *msg), void *warn_ctx,
-			  struct ol_diag *d);
 void ol_store_close(struct ol_store *s); /* (flushes first) */
+
+/* Open what c names, in two halves: the secret, the local store and the
+ * digest memo; then the remotes (which load libcurl): a link digests its
+ * large tools in between (ol_fdigest_prefetch needs the memo).  A store
+ * that is unsafe or unusable, a remote URL that does not parse, a secret
+ * that is missing or that others could change, is left out with a
+ * warning: the link goes on without it.  Only running out of memory is
+ * an error. */
+enum ol_err ol_store_open_local(struct ol_store *s, const struct ol_cache_config *c,
+				void (*warn)(void *ctx, const char *msg), void *warn_ctx);
+enum ol_err ol_store_open_remotes(struct ol_store *s, const struct ol_cache_config *c,
+				  struct ol_diag *d);
 
 /* Keep the remote hits of this run in the local store, and write the
  * digests to remember: what a link does beside its host link, off its

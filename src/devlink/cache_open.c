@@ -147,8 +147,12 @@ enum ol_err ol_open_cache(struct ol_link *l)
 		ol_strvec_free(&remotes);
 		return OL_OK;
 	}
-	rc = ol_store_open(&l->cache, &c, warn_cache, l, &d);
+	ol_store_open_local(&l->cache, &c, warn_cache, l);
 	l->cache_opened = true;
+	/* the tools' digests begin while libcurl may still be loading */
+	if (!l->opt.dry_run && (l->cache.have_local || c.nremotes))
+		prefetch_tools(l);
+	rc = ol_store_open_remotes(&l->cache, &c, &d);
 	ol_strvec_free(&remotes);
 	if (rc) {
 		ol_link_error(l, &d);
@@ -157,8 +161,6 @@ enum ol_err ol_open_cache(struct ol_link *l)
 	l->cache_on = ol_store_active(&l->cache);
 	if (getcwd(cwd, sizeof(cwd)))
 		l->cwd = strdup(cwd);
-	if (l->cache_on && !l->opt.dry_run)
-		prefetch_tools(l);
 	return OL_OK;
 }
 
