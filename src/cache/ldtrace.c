@@ -139,23 +139,32 @@ static void place(struct ol_strvec *out, const char *dir, const char *sysroot, c
 		ol_strvec_pushf(out, "%s/%.*s", dir, (int)n, name);
 }
 
+/* dir/lib<name><suffix>, for -l<name> (any length: a fixed buffer
+ * overflowed on a long name in a script) */
+static void place_lib(struct ol_strvec *out, const char *dir, const char *sysroot,
+		      const char *name, size_t n, const char *suffix)
+{
+	if (dir[0] == '=')
+		ol_strvec_pushf(out, "%s%s/lib%.*s%s", sysroot ? sysroot : "", dir + 1, (int)n,
+				name, suffix);
+	else
+		ol_strvec_pushf(out, "%s/lib%.*s%s", dir, (int)n, name, suffix);
+}
+
 /* Every place lld may look for the file tok[0..n) a script names (its
  * directory: scriptdir, or NULL). */
 static void places_of(const char *tok, size_t n, const char *scriptdir,
 		      const struct ol_strvec *dirs, const char *sysroot, struct ol_strvec *out)
 {
+	if (n == 0) /* ("" or a quote left open at the end: names nothing) */
+		return;
 	if (n > 3 && tok[0] == '-' && tok[1] == 'l' && tok[2] == ':') {
 		for (size_t i = 0; i < dirs->n; i++)
 			place(out, dirs->v[i], sysroot, tok + 3, n - 3);
 	} else if (n > 2 && tok[0] == '-' && tok[1] == 'l') {
 		for (size_t i = 0; i < dirs->n; i++) {
-			char name[600];
-			int k = snprintf(name, sizeof(name), "lib%.*s.so", (int)(n - 2), tok + 2);
-
-			place(out, dirs->v[i], sysroot, name, (size_t)k);
-			name[k - 2] = 'a';
-			name[k - 1] = '\0';
-			place(out, dirs->v[i], sysroot, name, (size_t)k - 1);
+			place_lib(out, dirs->v[i], sysroot, tok + 2, n - 2, ".so");
+			place_lib(out, dirs->v[i], sysroot, tok + 2, n - 2, ".a");
 		}
 	} else if (tok[0] == '/') {
 		ol_strvec_pushn(out, tok, n);
