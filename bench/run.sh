@@ -13,6 +13,8 @@
 #                   (default ~/.cache/offlink-bench: 1000 TUs take minutes
 #                   to compile)
 #   BENCH_SIZES     TU counts of the scaling table (default "1 10 100 1000")
+#   BENCH_SMALL     the small table's rows, config:TUs (default "x86:1 x86:2
+#                   x86:10 nv:1 nv:2 nv:10"; nv rows need CUDA)
 #   BENCH_SECTIONS  any of: scaling small lto relink remote registration
 #                   format resolution
 #                   (default: all)
@@ -214,12 +216,13 @@ if want small; then
 	echo
 	echo "| small link | LLVM 19 s | offlink --no-cache s | offlink cold s | offlink warm s | cold / LLVM | cold - no-cache ms (paired) | the wrapper alone: cold - no-cache ms (paired) |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-	configs=(x86)
-	[ $have_nv = 1 ] && configs+=(nv)
-	for cfg in "${configs[@]}"; do
+	cases=${BENCH_SMALL:-x86:1 x86:2 x86:10 nv:1 nv:2 nv:10}
+	for c in $cases; do
+		cfg=${c%%:*} n=${c#*:}
+		[ "$cfg" = nv ] && [ $have_nv = 0 ] && continue
 		flags=("${X86[@]}") label="x86_64"
 		[ "$cfg" = nv ] && flags=("${NV[@]}") label="x86_64 + sm_90"
-		for n in 1 2 10; do
+		{
 			dir=$IN/$cfg-$n
 			gen "$n" "$dir" "${flags[*]}"
 			inputs=("$dir/main.o" "$dir"/k*.o)
@@ -259,7 +262,7 @@ if want small; then
 				"$(awk -v c="$C" -v l="$L" 'BEGIN { print c / l }')" \
 				"$(paste "$W/t.cold" "$W/t.nc" | awk '{ print ($1 - $2) * 1000 }' | median)" \
 				"$(paste "$W/t.wcold" "$W/t.wnc" | awk '{ print ($1 - $2) * 1000 }' | median)"
-		done
+		}
 	done
 fi
 
