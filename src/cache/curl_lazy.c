@@ -11,7 +11,7 @@
 static const char *const sonames[] = { "libcurl.so.4", "libcurl-gnutls.so.4" };
 
 static struct ol_curl fns;
-static bool loaded, failed;
+static bool failed;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char why[256];
 
@@ -57,10 +57,7 @@ static bool load(void)
 
 static void load_once(void)
 {
-	if (load())
-		loaded = true;
-	else
-		failed = true;
+	failed = !load();
 }
 
 static void *preload_main(void *arg)

@@ -45,6 +45,7 @@ struct ol_fdigest_ahead {
 	struct stat st;            /* fd's, when the thread was started */
 	pthread_t thread;
 	bool joined, ok;
+	bool remembered;           /* the digest is the memo's: no thread ran */
 	uint8_t digest[OL_DIGEST_SIZE];
 };
 static void ahead_join(struct ol_fdigest_ahead *a);
@@ -230,6 +231,17 @@ void ol_fdigest_flush(struct ol_fdigest *m)
 	m->npending = 0;
 }
 
+/* A program digest: XXH3-128 of the content, in out's first 16 bytes
+ * (big-endian, as XXH's canonical form), the rest zero. */
+static void program_digest(XXH128_hash_t h, uint8_t out[OL_DIGEST_SIZE])
+{
+	XXH128_canonical_t c;
+
+	XXH128_canonicalFromHash(&c, h);
+	memset(out, 0, OL_DIGEST_SIZE);
+	memcpy(out, c.digest, sizeof(c.digest));
+}
+
 /* A large program (ptxas, nvlink: 37 MB each) digested from a mapping
  * its pages are all put in at once (MAP_POPULATE): half the time of
  * reading it through a buffer, on a link that remembers nothing (a fresh
@@ -239,7 +251,6 @@ void ol_fdigest_flush(struct ol_fdigest *m)
 static bool hash_mapped(struct ol_fdigest *m, int fd, const char *path, size_t size,
 			uint8_t out[OL_DIGEST_SIZE])
 {
-	XXH128_canonical_t c;
 	void *p;
 
 	if (size < MAP_MIN)
@@ -251,11 +262,9 @@ static bool hash_mapped(struct ol_fdigest *m, int fd, const char *path, size_t s
 		munmap(p, size);
 		return false;
 	}
-	XXH128_canonicalFromHash(&c, XXH3_128bits(p, size));
+	program_digest(XXH3_128bits(p, size), out);
 	ol_cleanup_forget_mapping(p);
 	munmap(p, size);
-	memset(out, 0, OL_DIGEST_SIZE);
-	memcpy(out, c.digest, sizeof(c.digest));
 	m->bytes_read += size;
 	return true;
 }
@@ -294,10 +303,7 @@ static enum ol_err hash_fd(struct ol_fdigest *m, int fd, const char *path, enum 
 	}
 	memset(out, 0, OL_DIGEST_SIZE);
 	if (x) {
-		XXH128_canonical_t c;
-
-		XXH128_canonicalFromHash(&c, XXH3_128bits_digest(x));
-		memcpy(out, c.digest, sizeof(c.digest));
+		program_digest(XXH3_128bits_digest(x), out);
 		XXH3_freeState(x);
 	} else {
 		ol_digest_final(&h, out);
@@ -358,7 +364,6 @@ static void *ahead_main(void *arg)
 	size_t size = (size_t)a->st.st_size;
 	void *volatile p = MAP_FAILED;
 	sigjmp_buf env;
-	XXH128_canonical_t c;
 
 	/* The file shrinking under the mapping faults: this thread gives up
 	 * (the main thread reads it again, watched, and says so). */
@@ -366,9 +371,7 @@ static void *ahead_main(void *arg)
 		ol_cleanup_escape_faults(&env);
 		p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, a->fd, 0);
 		if (p != MAP_FAILED) {
-			XXH128_canonicalFromHash(&c, XXH3_128bits(p, size));
-			memset(a->digest, 0, OL_DIGEST_SIZE);
-			memcpy(a->digest, c.digest, sizeof(c.digest));
+			program_digest(XXH3_128bits(p, size), a->digest);
 			a->ok = true;
 		}
 	}
@@ -383,7 +386,6 @@ static bool same_stat(const struct stat *a, const struct stat *b);
 void ol_fdigest_prefetch(struct ol_fdigest *m, const char *path)
 {
 	char name[2 * OL_DIGEST_SIZE + 1];
-	uint8_t d[OL_DIGEST_SIZE];
 	struct ol_fdigest_ahead *a, **v;
 	sigset_t all, old;
 	struct stat st;
@@ -395,13 +397,11 @@ void ol_fdigest_prefetch(struct ol_fdigest *m, const char *path)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)MAP_MIN) {
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)OL_FDIGEST_AHEAD_MIN) {
 		close(fd);
 		return;
 	}
-	memo_name_of(PROGRAM, path, &st, name);
-	if (memo_get(m, name, d) ||
-	    !(v = ol_grow(m->ahead, m->nahead, &m->capahead, sizeof(*m->ahead), 4))) {
+	if (!(v = ol_grow(m->ahead, m->nahead, &m->capahead, sizeof(*m->ahead), 4))) {
 		close(fd);
 		return;
 	}
@@ -413,6 +413,16 @@ void ol_fdigest_prefetch(struct ol_fdigest *m, const char *path)
 	}
 	a->fd = fd;
 	a->st = st;
+	/* remembered: kept as it is, so that the key does not read the memo
+	 * a second time */
+	memo_name_of(PROGRAM, path, &st, name);
+	if (memo_get(m, name, a->digest)) {
+		close(fd);
+		a->fd = -1;
+		a->joined = a->ok = a->remembered = true;
+		m->ahead[m->nahead++] = a;
+		return;
+	}
 	/* No signal but a fault reaches the thread: interrupts are the main
 	 * thread's (os/cleanup.h). */
 	sigfillset(&all);
@@ -439,9 +449,10 @@ static void ahead_join(struct ol_fdigest_ahead *a)
 	close(a->fd);
 }
 
-/* The digest a thread made of path, if path is still as it found it. */
+/* The digest a thread made of path (or the memo gave it), if path is
+ * still as it was then; *remembered: it is the memo's. */
 static bool ahead_take(struct ol_fdigest *m, const char *path, const struct stat *st,
-		       uint8_t out[OL_DIGEST_SIZE])
+		       uint8_t out[OL_DIGEST_SIZE], bool *remembered)
 {
 	for (size_t i = 0; i < m->nahead; i++) {
 		struct ol_fdigest_ahead *a = m->ahead[i];
@@ -452,7 +463,9 @@ static bool ahead_take(struct ol_fdigest *m, const char *path, const struct stat
 		if (!a->ok || !same_stat(&a->st, st))
 			return false;
 		memcpy(out, a->digest, OL_DIGEST_SIZE);
-		m->bytes_read += (uint64_t)st->st_size;
+		*remembered = a->remembered;
+		if (!a->remembered)
+			m->bytes_read += (uint64_t)st->st_size;
 		return true;
 	}
 	return false;
@@ -463,7 +476,8 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, enum algo a,
 {
 	char name[2 * OL_DIGEST_SIZE + 1];
 	struct stat st, after;
-	enum ol_err rc;
+	bool remembered = false, stable;
+	enum ol_err rc = OL_OK;
 	int fd;
 
 	/* O_NONBLOCK: a FIFO put where a library was must not hang the link
@@ -488,16 +502,22 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, enum algo a,
 	if (a == CONTENT && st.st_uid == 0 && !(st.st_mode & 022))
 		a = PROGRAM;
 	memo_name_of(a, path, &st, name);
-	if (memo_get(m, name, out)) {
+	if (a == PROGRAM && ahead_take(m, path, &st, out, &remembered)) {
+		rc = OL_OK;
+	} else if (memo_get(m, name, out)) {
+		remembered = true;
+	} else {
+		rc = hash_fd(m, fd, path, a, (size_t)st.st_size, out, d);
+	}
+	if (remembered) {
 		close(fd);
 		return OL_OK;
 	}
-	rc = a == PROGRAM && ahead_take(m, path, &st, out)
-		? OL_OK : hash_fd(m, fd, path, a, (size_t)st.st_size, out, d);
-	if (!rc && !(fstat(fd, &after) == 0 && same_stat(&st, &after)))
+	stable = !rc && fstat(fd, &after) == 0 && same_stat(&st, &after);
+	if (!rc && !stable)
 		state->unstable = true; /* what was read is not known */
-	if (!rc && fstat(fd, &after) == 0 && same_stat(&st, &after) &&
-	    time(NULL) - st.st_mtim.tv_sec > RACY_S && time(NULL) - st.st_ctim.tv_sec > RACY_S)
+	if (stable && time(NULL) - st.st_mtim.tv_sec > RACY_S &&
+	    time(NULL) - st.st_ctim.tv_sec > RACY_S)
 		memo_put(m, name, out);
 	close(fd);
 	return rc;

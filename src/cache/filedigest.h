@@ -100,6 +100,7 @@ enum ol_err ol_fdigest_program(struct ol_fdigest *m, const char *path,
  * ol_fdigest_program takes the result when the file is still as it was
  * when the thread opened it, and digests it itself otherwise. */
 void ol_fdigest_prefetch(struct ol_fdigest *m, const char *path);
+#define OL_FDIGEST_AHEAD_MIN (1u << 20) /* smaller: not worth a thread */
 
 /* Note path's state without reading it (a program keyed by its build ID,
  * an input whose bytes are keyed from memory): st, what fstat said of

@@ -17,7 +17,7 @@
 #include "os/cleanup.h"
 #include "os/scratch.h"
 
-#define SHARDS 16
+#define SHARDS OL_LOCAL_SHARDS
 #define STALE_TEMP_S 3600
 static const char hex[] = "0123456789abcdef";
 static const char stats_magic[8] = "OLSTATS1";

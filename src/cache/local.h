@@ -29,6 +29,8 @@
 #include "common/buf.h"
 #include "common/diag.h"
 
+#define OL_LOCAL_SHARDS 16 /* <h>: a key's first hex digit */
+
 struct ol_local {
 	char *dir;
 	int fd;                        /* the directory, opened; -1 */
@@ -44,7 +46,7 @@ struct ol_local {
 	void *warn_ctx;
 	bool said_stats, said_unremovable, said_shard;
 	/* Counted, not yet added to the shards' files (ol_local_flush_counts) */
-	uint64_t pending[16][OL_STAT__COUNT];
+	uint64_t pending[OL_LOCAL_SHARDS][OL_STAT__COUNT];
 	bool any_pending;
 };
 

@@ -203,8 +203,14 @@ void ol_program_prefetch(struct ol_fdigest *files, const char *path)
 	fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	elf = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read_elf(fd, NULL, id, sizeof(id));
+	/* (small tools, clang's own binary among them, are not worth it) */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)OL_FDIGEST_AHEAD_MIN) {
+		close(fd);
+		return;
+	}
+	elf = read_elf(fd, NULL, id, sizeof(id));
 	close(fd);
-	if (S_ISREG(st.st_mode) && (!elf || !id[0]))
+	if (!elf || !id[0])
 		ol_fdigest_prefetch(files, real); /* (keyed by content, not build ID) */
 }

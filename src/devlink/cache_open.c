@@ -57,6 +57,12 @@ static enum ol_err check_switch(struct ol_link *l, const char *name)
 	return d.code;
 }
 
+/* --no-cache, or images given (--override-image: nothing is linked). */
+static bool cache_off(const struct ol_link *l)
+{
+	return l->opt.no_cache || l->opt.override_images.n;
+}
+
 /* Where the stores are: options first, then the environment. */
 static enum ol_err configure(struct ol_link *l, struct ol_cache_config *c, struct ol_strvec *remotes)
 {
@@ -76,7 +82,7 @@ static enum ol_err configure(struct ol_link *l, struct ol_cache_config *c, struc
 	}
 	if (!c->cap)
 		c->cap = DEFAULT_CAP;
-	if (l->opt.no_cache || l->opt.override_images.n)
+	if (cache_off(l))
 		return OL_OK;
 	if (l->opt.cache_dir)
 		c->dir = l->opt.cache_dir;
@@ -124,7 +130,7 @@ void ol_cache_preload(struct ol_link *l)
 {
 	const char *remote = getenv("OFFLINK_CACHE_REMOTE");
 
-	if (l->opt.no_cache || l->opt.dry_run || l->opt.override_images.n)
+	if (cache_off(l) || l->opt.dry_run)
 		return;
 	if (l->opt.cache_remotes.n || (remote && *remote))
 		ol_curl_preload();

@@ -101,6 +101,23 @@ static void push_inputs_archive(struct ol_link *l, struct ol_group *g, struct ol
 	ol_strvec_push(&c->argv, "-Wl,--no-whole-archive");
 }
 
+/* A step running clang's driver for the group's triple, through a
+ * response file (the host line's libraries are repeated in a device
+ * link: a link with 100k arguments needs one). */
+static struct ol_cmd *clang_step(struct ol_link *l, struct ol_group *g, const char *step)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, l->clang, step);
+
+	if (!c)
+		return NULL;
+	c->response_file = true;
+	c->tool = OL_TOOL_CLANG_DRIVER;
+	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
+		ol_strvec_push(&c->argv, "--no-default-config");
+	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
+	return c;
+}
+
 /* --embed-bitcode: the image is the group's bitcode merged by LTO (for
  * runtimes that compile it just in time), not machine code. */
 static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
@@ -114,14 +131,9 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 		return ol_plan_link_and_optimise(
 			l, g, strchr("0123", l->opt.opt_level[0]) ? l->opt.opt_level : "2",
 			g->image_path);
-	c = ol_group_add_step(l, g, l->clang, "merge bitcode");
+	c = clang_step(l, g, "merge bitcode");
 	if (!c)
 		return OL_E_NOMEM;
-	c->response_file = true;
-	c->tool = OL_TOOL_CLANG_DRIVER;
-	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
-		ol_strvec_push(&c->argv, "--no-default-config");
-	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	ol_strvec_push(&c->argv, "-fuse-ld=lld");
 	ol_strvec_push(&c->argv, "-flto");
 	ol_strvec_push(&c->argv, "-nostdlib");
@@ -148,16 +160,9 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 
 	if (l->opt.embed_bitcode)
 		return plan_merged_bitcode(l, g);
-	c = ol_group_add_step(l, g, l->clang, NULL);
+	c = clang_step(l, g, NULL);
 	if (!c)
 		return OL_E_NOMEM;
-	/* The host line's libraries are repeated here: a link with 100k
-	 * arguments goes through a response file. */
-	c->response_file = true;
-	c->tool = OL_TOOL_CLANG_DRIVER;
-	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
-		ol_strvec_push(&c->argv, "--no-default-config");
-	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	if (g->arch[0])
 		ol_strvec_pushf(&c->argv, "-march=%s", g->arch);
 	ol_strvec_pushf(&c->argv, "-O%s", l->opt.opt_level);

@@ -299,27 +299,26 @@ static void resolver_free(struct resolver *r)
 static bool *useful_targets(struct resolver *r)
 {
 	struct ol_link *l = r->l;
-	bool *has_cand = calloc(r->nt ? r->nt : 1, 3 * sizeof(bool));
-	bool *has_taken, *useful;
+	size_t nt = r->nt ? r->nt : 1;
+	bool *useful = calloc(nt, sizeof(bool)), *has = calloc(nt, 2 * sizeof(bool));
+	bool *has_cand = has, *has_taken = has ? has + nt : NULL;
 
-	if (!has_cand)
+	if (!useful || !has) {
+		free(useful);
+		free(has);
 		return NULL;
-	has_taken = has_cand + r->nt;
-	useful = has_taken + r->nt;
+	}
 	for (size_t i = 0; i < l->nimages; i++) {
 		if (candidate(&l->images[i]))
 			has_cand[r->target_of[i]] = true;
 		else if (l->images[i].taken)
 			has_taken[r->target_of[i]] = true;
 	}
-	for (size_t a = 0; a < r->nt; a++) {
-		const struct target *t = &r->t[a];
-
-		for (size_t c = 0; c < t->ncompat && has_taken[a]; c++)
-			if (has_cand[t->compat[c]])
-				useful[a] = useful[t->compat[c]] = true;
-	}
-	/* a candidate taken looks in its own compatible targets in turn
+	/* linked code that can meet a candidate ... */
+	for (size_t a = 0; a < r->nt; a++)
+		for (size_t c = 0; has_taken[a] && c < r->t[a].ncompat; c++)
+			useful[a] |= has_cand[r->t[a].compat[c]];
+	/* ... and the candidates it, or a candidate taken in turn, can meet
 	 * (compatibility of target IDs need not be transitive) */
 	for (bool changed = true; changed;) {
 		changed = false;
@@ -328,13 +327,14 @@ static bool *useful_targets(struct resolver *r)
 				if (has_cand[r->t[a].compat[c]] && !useful[r->t[a].compat[c]])
 					useful[r->t[a].compat[c]] = changed = true;
 	}
-	return has_cand;
+	free(has);
+	return useful;
 }
 
 enum ol_err ol_resolve_device_symbols(struct ol_link *l)
 {
 	struct resolver r = { .l = l };
-	bool *cand_taken_useful = NULL, *useful;
+	bool *useful = NULL;
 
 	r.target_of = calloc(l->nimages ? l->nimages : 1, sizeof(*r.target_of));
 	if (!r.target_of)
@@ -342,9 +342,8 @@ enum ol_err ol_resolve_device_symbols(struct ol_link *l)
 	for (size_t i = 0; i < l->nimages && !r.oom; i++)
 		r.target_of[i] = target_of(&r, &l->images[i]);
 	link_targets(&r);
-	if (!r.oom && !(cand_taken_useful = useful_targets(&r)))
+	if (!r.oom && !(useful = useful_targets(&r)))
 		r.oom = true;
-	useful = cand_taken_useful ? cand_taken_useful + 2 * r.nt : NULL;
 	for (size_t i = 0; i < l->nimages && !r.oom; i++) {
 		struct ol_image *img = &l->images[i];
 
@@ -368,7 +367,7 @@ enum ol_err ol_resolve_device_symbols(struct ol_link *l)
 		if (!resolved(&r, &n) && (c = first_definer(&r, &n)))
 			take(&r, c, &n);
 	}
-	free(cand_taken_useful);
+	free(useful);
 	resolver_free(&r);
 	return r.oom ? OL_E_NOMEM : OL_OK;
 }

@@ -304,6 +304,20 @@ EXPORT char *secure_getenv(const char *name)
 
 /* ---- opening ---- */
 
+/* The open family's third argument, which is there only when a file may
+ * be made. */
+#define MODE_ARG(flags, mode)                                  \
+	do {                                                   \
+		va_list ap_;                                   \
+                                                               \
+		(mode) = 0;                                    \
+		if ((flags) & (O_CREAT | O_TMPFILE)) {         \
+			va_start(ap_, flags);                  \
+			(mode) = (mode_t)va_arg(ap_, int);     \
+			va_end(ap_);                           \
+		}                                              \
+	} while (0)
+
 static char open_op(int flags)
 {
 	return (flags & O_DIRECTORY) ? 'S' : 'O';
@@ -312,14 +326,9 @@ static char open_op(int flags)
 EXPORT int open(const char *path, int flags, ...)
 {
 	REAL(open);
-	mode_t mode = 0;
-	va_list ap;
+	mode_t mode;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(flags, mode);
 	record(open_op(flags), AT_FDCWD, path);
 	return real_open(path, flags, mode);
 }
@@ -327,14 +336,9 @@ EXPORT int open(const char *path, int flags, ...)
 EXPORT int open64(const char *path, int flags, ...)
 {
 	REAL(open64);
-	mode_t mode = 0;
-	va_list ap;
+	mode_t mode;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(flags, mode);
 	record(open_op(flags), AT_FDCWD, path);
 	return real_open64(path, flags, mode);
 }
@@ -342,14 +346,9 @@ EXPORT int open64(const char *path, int flags, ...)
 EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	REAL(openat);
-	mode_t mode = 0;
-	va_list ap;
+	mode_t mode;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(flags, mode);
 	record(open_op(flags), dirfd, path);
 	return real_openat(dirfd, path, flags, mode);
 }
@@ -357,14 +356,9 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	REAL(openat64);
-	mode_t mode = 0;
-	va_list ap;
+	mode_t mode;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	MODE_ARG(flags, mode);
 	record(open_op(flags), dirfd, path);
 	return real_openat64(dirfd, path, flags, mode);
 }

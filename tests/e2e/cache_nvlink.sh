@@ -17,27 +17,12 @@
 need_cuda ptxas nvlink fatbinary nvcc
 
 CUDA_FLAGS=(--cuda-path="$CUDA" -Wno-unknown-cuda-version)
-cat >k.c <<'EOF'
-#include <stdio.h>
-#pragma omp declare target
-int dev(int);
-#pragma omp end declare target
-int main(void) {
-  int r = -1;
-#pragma omp target map(from: r)
-  r = dev(14);
-  printf("dev=%d\n", r);
-  return 0;
-}
-EOF
 for f in 3 5 7; do
 	printf 'extern "C" __device__ int dev(int x) { return %s * x; }\n' $f >d$f.cu
 	check "device library $f" "$CUDA/bin/nvcc" -lib -rdc=true -gencode arch=compute_90,code=sm_90 \
 		d$f.cu -o libdev$f.a
 done
-check "compile" clang-19 -fopenmp --offload-arch=sm_90 -nogpulib "${CUDA_FLAGS[@]}" -c k.c -o k.o
-echo 'int dev(int x) { return -x; }' >hostdev.c
-check "host dev" gcc -c hostdev.c -o hostdev.o
+dev_caller clang-19 -fopenmp --offload-arch=sm_90 -nogpulib "${CUDA_FLAGS[@]}"
 LINK=(-fopenmp --offload-arch=sm_90 "${CUDA_FLAGS[@]}" -B "$COMPAT" k.o hostdev.o)
 link() { # NAME ARGS...
 	local name=$1

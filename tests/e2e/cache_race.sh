@@ -16,19 +16,6 @@
 need_cuda ptxas nvlink fatbinary nvcc
 
 CUDA_FLAGS=(--cuda-path="$T/cuda" -Wno-unknown-cuda-version)
-cat >k.c <<'EOF'
-#include <stdio.h>
-#pragma omp declare target
-int dev(int);
-#pragma omp end declare target
-int main(void) {
-  int r = -1;
-#pragma omp target map(from: r)
-  r = dev(14);
-  printf("dev=%d\n", r);
-  return 0;
-}
-EOF
 for f in 3 5; do
 	printf 'extern "C" __device__ int dev(int x) { return %s * x; }\n' $f >d$f.cu
 	check "device library $f" "$CUDA/bin/nvcc" -lib -rdc=true -gencode arch=compute_80,code=sm_80 \
@@ -46,9 +33,7 @@ if rmdir "$T/race" 2>/dev/null; then cp "$T/libdev5.a" "$T/lib/libdev.a.new" && 
 exec "$CUDA/bin/nvlink" "\$@"
 EOF
 chmod +x cuda/bin/nvlink
-check "compile" clang-19 -fopenmp --offload-arch=sm_80,sm_90 -nogpulib "${CUDA_FLAGS[@]}" -c k.c -o k.o
-echo 'int dev(int x) { return -x; }' >hostdev.c
-check "host dev" gcc -c hostdev.c -o hostdev.o
+dev_caller clang-19 -fopenmp --offload-arch=sm_80,sm_90 -nogpulib "${CUDA_FLAGS[@]}"
 
 LINK=(-fopenmp --offload-arch=sm_80,sm_90 "${CUDA_FLAGS[@]}" -B "$COMPAT" k.o hostdev.o
 	-Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev -Wl,--wrapper-jobs=1 -Wl,--cuda-path="$T/cuda")

@@ -32,17 +32,8 @@ devlib() {
 	check "archive $dir/$name" ar rcs "$dir/lib$name.a" "$dir/$name.o"
 }
 
-# relink NAME ARGS...: link through offlink with -v (NAME.v), run; NAME.out
-relink() {
-	local name=$1
-	shift
-	clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o "$@" -o "$name" -Wl,--wrapper-verbose 2>"$name.v" ||
-		fail "link of $name: $(grep -v '^offlink:  ' "$name.v" | tail -3)"
-	run "$name"
-}
-value() { sed -n 's/^dev=//p' "$1.out"; }
 expect() { # NAME VALUE WHAT
-	[ "$(value "$1")" = "$2" ] || fail "$3: the program printed dev=$(value "$1"), not dev=$2 (stale device code)"
+	[ "$(dev_value "$1")" = "$2" ] || fail "$3: the program printed dev=$(dev_value "$1"), not dev=$2 (stale device code)"
 }
 hit() { grep -q "device-link cache hit" "$1.v" || fail "$1: expected a cache hit: $(grep 'device-link cache' "$1.v")"; }
 miss() { grep -q "device-link cache miss" "$1.v" || fail "$1: expected a cache miss: $(grep 'device-link cache' "$1.v")"; }
@@ -50,12 +41,12 @@ miss() { grep -q "device-link cache miss" "$1.v" || fail "$1: expected a cache m
 # 1. -Xoffload-linker -ldev, the library rebuilt.
 # (paths relative to the working directory, as a build writes them)
 devlib lib 3
-relink l1 -Xoffload-linker -Llib -Xoffload-linker -ldev
+dev_link l1 -Xoffload-linker -Llib -Xoffload-linker -ldev
 expect l1 42 "first link"
-relink l1again -Xoffload-linker -Llib -Xoffload-linker -ldev
+dev_link l1again -Xoffload-linker -Llib -Xoffload-linker -ldev
 hit l1again
 devlib lib 5
-relink l2 -Xoffload-linker -Llib -Xoffload-linker -ldev
+dev_link l2 -Xoffload-linker -Llib -Xoffload-linker -ldev
 expect l2 70 "-ldev rebuilt"
 miss l2
 
@@ -63,25 +54,25 @@ miss l2
 devlib libA 2
 devlib libB 4
 echo "INPUT(libA/dev.o)" >dev.lds
-relink s1 -Xoffload-linker dev.lds
+dev_link s1 -Xoffload-linker dev.lds
 expect s1 28 "script naming libA"
 echo "INPUT(libB/dev.o)" >dev.lds
-relink s2 -Xoffload-linker dev.lds
+dev_link s2 -Xoffload-linker dev.lds
 expect s2 56 "script rewritten"
 # the script unchanged, the object it names rebuilt: only the linker's
 # dependency file knows it was read
 devlib libB 6
-relink s3 -Xoffload-linker dev.lds
+dev_link s3 -Xoffload-linker dev.lds
 expect s3 84 "object named by an unchanged script, rebuilt"
 
 # 3. A response file given to the device link.
 devlib libA 2
 devlib libB 4
 echo "-LlibA -ldev" >dev.rsp
-relink r1 -Wl,--device-linker=@dev.rsp
+dev_link r1 -Wl,--device-linker=@dev.rsp
 expect r1 28 "response file naming libA"
 echo "-LlibB -ldev" >dev.rsp
-relink r2 -Wl,--device-linker=@dev.rsp
+dev_link r2 -Wl,--device-linker=@dev.rsp
 expect r2 56 "response file rewritten"
 
 # 4. The ld clang runs, found through PATH, replaced at the same path:
@@ -89,7 +80,7 @@ expect r2 56 "response file rewritten"
 devlib lib 3
 printf '#!/bin/sh\nexec /usr/bin/ld "$@"\n' >bin/ld
 chmod +x bin/ld
-PATH=$T/bin:$PATH relink p1 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
+PATH=$T/bin:$PATH dev_link p1 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
 grep -q "^$T/bin/ld " p1.v || grep -q "$T/bin/ld" p1.v || fail "clang did not run the ld on PATH"
 expect p1 42 "ld on PATH"
 cat >bin/ld <<'EOF'
@@ -97,7 +88,7 @@ cat >bin/ld <<'EOF'
 case " $* " in *" -shared "*) exec /usr/bin/ld --defsym=dev=dev_alt "$@" ;; esac
 exec /usr/bin/ld "$@"
 EOF
-PATH=$T/bin:$PATH relink p2 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
+PATH=$T/bin:$PATH dev_link p2 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
 expect p2 1400 "ld on PATH replaced"
 
 # 5. The library rewritten in place, same size, its time restored.  (The
@@ -106,21 +97,21 @@ expect p2 1400 "ld on PATH replaced"
 devlib lib 3
 cp -p lib/libdev.a old.a
 sleep 3
-relink i1 -Xoffload-linker -Llib -Xoffload-linker -ldev
+dev_link i1 -Xoffload-linker -Llib -Xoffload-linker -ldev
 expect i1 42 "before the rewrite"
 devlib lib 5
 mv lib/libdev.a new.a
 cp -p old.a lib/libdev.a
 [ "$(stat -c %s new.a)" = "$(stat -c %s lib/libdev.a)" ] || fail "the two libraries differ in size (the case needs one size)"
 sleep 3
-relink i1again -Xoffload-linker -Llib -Xoffload-linker -ldev
+dev_link i1again -Xoffload-linker -Llib -Xoffload-linker -ldev
 expect i1again 42 "the same library copied back"
 ino=$(stat -c %i lib/libdev.a)
 cat new.a >lib/libdev.a
 touch -r old.a lib/libdev.a
 [ "$(stat -c %i.%s.%Y lib/libdev.a)" = "$ino.$(stat -c %s old.a).$(stat -c %Y old.a)" ] ||
 	fail "the rewrite did not keep the inode, size and time"
-relink i2 -Xoffload-linker -Llib -Xoffload-linker -ldev
+dev_link i2 -Xoffload-linker -Llib -Xoffload-linker -ldev
 expect i2 70 "library rewritten in place, time restored"
 
 # 6. LD_RUN_PATH: the device image loads dir/libdev.so by its RUNPATH.
@@ -131,9 +122,9 @@ for d in libA libB; do
 	check "libdev.so in $d" gcc -shared -fPIC -o $d/libdev.so $d/so.c
 done
 cp libA/libdev.so lib/libdev.so
-LD_RUN_PATH=$T/libA relink e1 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
+LD_RUN_PATH=$T/libA dev_link e1 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
 expect e1 28 "LD_RUN_PATH=libA"
-LD_RUN_PATH=$T/libB relink e2 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
+LD_RUN_PATH=$T/libB dev_link e2 -Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev
 expect e2 56 "LD_RUN_PATH=libB"
 rm lib/libdev.so
 

@@ -35,14 +35,6 @@ devlib() { # DIR FACTOR
 	rm -f "$1/libdev.a"
 	check "archive $1" ar rcs "$1/libdev.a" "$1/dev.o"
 }
-link() { # NAME ARGS...: link (NAME.v), run (NAME.out)
-	local name=$1
-	shift
-	clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o "$@" -o "$name" -Wl,--wrapper-verbose 2>"$name.v" ||
-		fail "link of $name: $(grep -v '^offlink:  ' "$name.v" | tail -3)"
-	run "$name"
-}
-value() { sed -n 's/^dev=//p' "$1.out"; }
 head -c 32 /dev/urandom >secret
 chmod 600 secret
 
@@ -57,19 +49,19 @@ devlib lib 3
 cp lib/libdev.a old.a
 export HOME=$T/home
 M4=(-Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev -Wl,--cache-remote="$REDIS")
-OFFLINK_CACHE_DIR=$R OFFLINK_CACHE_SECRET_FILE=$T/secret link m1 "${M4[@]}"
+OFFLINK_CACHE_DIR=$R OFFLINK_CACHE_SECRET_FILE=$T/secret dev_link m1 "${M4[@]}"
 contains m1.v "device-link cache not used: $R is writable by everyone"
 contains m1.v "device-link cache stored"
-[ "$(value m1)" = 42 ] || fail "memo: first link printed dev=$(value m1)"
+[ "$(dev_value m1)" = 42 ] || fail "memo: first link printed dev=$(dev_value m1)"
 [ -z "$(ls -A "$R/digests")" ] || fail "digests were remembered in a refused directory: $(ls "$R/digests" | head -3)"
 devlib lib 5
 # The attacker claims the rebuilt library still has the old content.
 as_nobody "$HELP/memo_forge" "$R/digests" "$T/lib/libdev.a" old.a >/dev/null || fail "memo_forge"
-OFFLINK_CACHE_DIR=$R OFFLINK_CACHE_SECRET_FILE=$T/secret link m2 "${M4[@]}"
-[ "$(value m2)" = 70 ] ||
-	fail "a digest planted in a refused directory was believed: dev=$(value m2) (stale: $(grep 'device-link cache' m2.v | head -1))"
+OFFLINK_CACHE_DIR=$R OFFLINK_CACHE_SECRET_FILE=$T/secret dev_link m2 "${M4[@]}"
+[ "$(dev_value m2)" = 70 ] ||
+	fail "a digest planted in a refused directory was believed: dev=$(dev_value m2) (stale: $(grep 'device-link cache' m2.v | head -1))"
 # The user's own memo, beside a private store, is used as before.
-OFFLINK_CACHE_DIR=$T/own OFFLINK_CACHE_SECRET_FILE=$T/secret link m3 "${M4[@]}"
+OFFLINK_CACHE_DIR=$T/own OFFLINK_CACHE_SECRET_FILE=$T/secret dev_link m3 "${M4[@]}"
 [ -d "$T/own/digests" ] || fail "no digest memo beside a private store"
 echo "ok: 4. no digest memo in a refused directory"
 stop_servers
@@ -83,7 +75,7 @@ head -c 32 /dev/urandom >s7
 fix() { local c; c=$(grep -o "chmod [^ ]* [^ ;]*" "$1.v" | head -1); [ -n "$c" ] || fail "$1: no fix given: $(cat "$1.v")"; $c; }
 for mode in 0662 0620 0604; do
 	chmod $mode s7
-	OFFLINK_CACHE_SECRET_FILE=$T/s7 link w$mode "${S7[@]}"
+	OFFLINK_CACHE_SECRET_FILE=$T/s7 dev_link w$mode "${S7[@]}"
 	contains w$mode.v "cache secret $T/s7:"
 	contains w$mode.v "the secret is not used"
 	contains w$mode.v "remotes need a secret"
@@ -91,7 +83,7 @@ for mode in 0662 0620 0604; do
 		fail "mode $mode: a remote was written with a secret others can change"
 	fix w$mode
 	[ $(( 0$(stat -c %a s7) & 026 )) = 0 ] || fail "mode $mode: the fix left mode $(stat -c %a s7)"
-	OFFLINK_CACHE_SECRET_FILE=$T/s7 link ok$mode "${S7[@]}"
+	OFFLINK_CACHE_SECRET_FILE=$T/s7 dev_link ok$mode "${S7[@]}"
 	grep -q "cache secret" ok$mode.v && fail "mode $mode, fixed: still refused: $(grep 'cache secret' ok$mode.v)"
 	rcli flushall >/dev/null
 done
@@ -101,13 +93,13 @@ contains w0604.v "readable by everyone (mode 0604)"
 mkdir -m 777 wdir
 cp secret wdir/secret
 chmod 600 wdir/secret
-OFFLINK_CACHE_SECRET_FILE=$T/wdir/secret link wd "${S7[@]}"
+OFFLINK_CACHE_SECRET_FILE=$T/wdir/secret dev_link wd "${S7[@]}"
 contains wd.v "its directory $T/wdir is writable by everyone (mode 0777)"
 fix wd
-OFFLINK_CACHE_SECRET_FILE=$T/wdir/secret link wdok "${S7[@]}"
+OFFLINK_CACHE_SECRET_FILE=$T/wdir/secret dev_link wdok "${S7[@]}"
 grep -q "cache secret" wdok.v && fail "secret directory fixed: still refused: $(grep 'cache secret' wdok.v)"
 chown 65534 wdir/secret
-OFFLINK_CACHE_SECRET_FILE=$T/wdir/secret link wo "${S7[@]}"
+OFFLINK_CACHE_SECRET_FILE=$T/wdir/secret dev_link wo "${S7[@]}"
 contains wo.v "owned by uid 65534, neither you nor root"
 echo "ok: 7. secrets others can change are refused, with the fix"
 stop_servers

@@ -49,6 +49,8 @@ same_as_llvm() {
 # dev (-x), an object on the host line (never given to the CPU device
 # link, which gets the host line's libraries only): the program the
 # device-link cache tests relink while dev's library changes under them.
+# dev_caller COMPILER...: k.o compiled by that command instead (-c k.c -o
+# k.o added), for another device.
 dev_caller() {
 	cat >k.c <<'EOF'
 #include <stdio.h>
@@ -64,6 +66,22 @@ int main(void) {
 }
 EOF
 	echo 'int dev(int x) { return -x; }' >hostdev.c
-	cc -c k.c -o k.o
+	if [ $# = 0 ]; then
+		cc -c k.c -o k.o
+	else
+		check "compile" "$@" -c k.c -o k.o
+	fi
 	check "host dev" gcc -c hostdev.c -o hostdev.o
 }
+
+# dev_link NAME ARGS...: dev_caller's objects linked through offlink with
+# ARGS and -v (NAME.v), then run (NAME.out); dev_value NAME: what dev
+# returned in that run.
+dev_link() {
+	local name=$1
+	shift
+	clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o "$@" -o "$name" -Wl,--wrapper-verbose 2>"$name.v" ||
+		fail "link of $name: $(grep -v '^offlink:  ' "$name.v" | tail -3)"
+	run "$name"
+}
+dev_value() { sed -n 's/^dev=//p' "$1.out"; }

@@ -227,6 +227,14 @@ static int setup_dir(void **state)
 	return 0;
 }
 
+/* Forget what this run digested: a change made between two keys must
+ * be seen, not hidden by the per-run memory. */
+static void forget_files(void)
+{
+	ol_fdigest_free(&files);
+	ol_fdigest_init(&files, NULL);
+}
+
 static int teardown_dir(void **state)
 {
 	char cmd[128];
@@ -260,9 +268,7 @@ static void line_key(char **argv, size_t argc, uint8_t out[32], char *why, size_
 	ol_key_final(&k, out);
 	snprintf(why, len, "%s", k.uncacheable);
 	ol_key_free(&k);
-	/* the per-run memory would hide a change made between two keys */
-	ol_fdigest_free(&files);
-	ol_fdigest_init(&files, NULL);
+	forget_files();
 }
 
 static void key_changes_with_each_input(void **state)
@@ -380,8 +386,7 @@ static void nvlink_and_ptxas_tables(void **state)
 	put("nvl/libdev.a", "1");
 	tool_key(&k, ol_key_nvlink_args, nv, a);
 	assert_string_equal(k.uncacheable, "");
-	ol_fdigest_free(&files);
-	ol_fdigest_init(&files, NULL);
+	forget_files();
 	put("nvl/libdev.a", "2");
 	tool_key(&k, ol_key_nvlink_args, nv, b);
 	assert_memory_not_equal(a, b, 32);
@@ -666,14 +671,15 @@ static void program_digested_ahead(void **state)
 	pattern_file("big", (2u << 20) + 3, 7, want);
 	assert_non_null(realpath("big", real));
 	ol_fdigest_prefetch(&files, real);
+	assert_int_equal(files.nahead, 1); /* a thread began */
 	ol_diag_clear(&d);
 	assert_int_equal(ol_fdigest_program(&files, real, out, &index, &d), OL_OK);
 	assert_memory_equal(out, want, OL_DIGEST_SIZE);
 
 	/* changed between the thread's read and the key */
-	ol_fdigest_free(&files);
-	ol_fdigest_init(&files, NULL);
+	forget_files();
 	ol_fdigest_prefetch(&files, real);
+	assert_int_equal(files.nahead, 1);
 	usleep(20000);
 	pattern_file("big", (2u << 20) + 3, 8, want);
 	ol_diag_clear(&d);
@@ -681,8 +687,7 @@ static void program_digested_ahead(void **state)
 	assert_memory_equal(out, want, OL_DIGEST_SIZE);
 
 	/* begun and never used: freed with the rest */
-	ol_fdigest_free(&files);
-	ol_fdigest_init(&files, NULL);
+	forget_files();
 	ol_fdigest_prefetch(&files, real);
 }
 
