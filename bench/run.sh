@@ -432,14 +432,19 @@ if want registration; then
 	echo "|---|---:|"
 	dir=$IN/x86-100
 	gen 100 "$dir" "${X86[*]}"
-	for form in asm c; do
+	for form in obj asm c; do
 		: >"$W/t.reg"
 		for ((i = 0; i < REPS; i++)); do
 			clang-19 "${X86[@]}" -B "$B/compat" "$dir/main.o" "$dir"/k*.o -o "$W/g" \
 				-Wl,--registration=$form,--wrapper-time-trace="$W/reg.json"
 			jq '.traceEvents[] | select(.name == "ol_build_wrappers") | .dur / 1000' "$W/reg.json" >>"$W/t.reg"
 		done
-		printf '| %s | %.1f |\n' "$([ $form = asm ] && echo "assembly (as)" || echo "C (clang)")" "$(median <"$W/t.reg")"
+		case $form in
+		obj) label="object written by offlink" ;;
+		asm) label="assembly (as)" ;;
+		c) label="C (clang)" ;;
+		esac
+		printf '| %s | %.1f |\n' "$label" "$(median <"$W/t.reg")"
 	done
 fi
 

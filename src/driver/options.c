@@ -243,9 +243,10 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 					   "'%s': expected a size such as 500M or 2G", v);
 		return OL_OK;
 	case O_REGISTRATION:
-		if (strcmp(v, "asm") != 0 && strcmp(v, "c") != 0 && strcmp(v, "auto") != 0)
+		if (strcmp(v, "obj") != 0 && strcmp(v, "asm") != 0 && strcmp(v, "c") != 0 &&
+		    strcmp(v, "auto") != 0)
 			return ol_diag_set(d, OL_E_USAGE, "--registration",
-					   "'%s': expected asm, c or auto", v);
+					   "'%s': expected obj, asm, c or auto", v);
 		return set_string(&o->registration, v);
 	case O_OFFLOAD_ENTRIES:
 		if (strcmp(v, "warn") == 0)

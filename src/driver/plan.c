@@ -78,10 +78,12 @@ void ol_print_plan(struct ol_link *l)
 					: w->kind == OB_OFK_HIP ? "an offload bundle (written by offlink)"
 								: "offload binaries";
 
-		ol_message("offlink", NULL, "  %s registration: %zu image%s in %s%s%s",
+		ol_message("offlink", NULL, "  %s registration: %zu image%s in %s%s%s%s%s",
 			ob_offload_kind_name(w->kind), w->ngroups, w->ngroups == 1 ? "" : "s",
 			container, w->bundle_path ? " -> " : "",
-			w->bundle_path ? w->bundle_path : "");
+			w->bundle_path ? w->bundle_path : "",
+			w->object ? "; an x86_64 object written by offlink -> " : "",
+			w->object ? w->object_path : "");
 		for (size_t k = 0; k < w->ngroups; k++)
 			ol_message("offlink", NULL, "    %zu. %s%s%s", k + 1, w->groups[k]->triple,
 				w->groups[k]->arch[0] ? " " : "", w->groups[k]->arch);

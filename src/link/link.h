@@ -199,6 +199,8 @@ struct ol_wrapper {
 	bool llvm_as;                /* assembled by LLVM (llvm-mc, or clang for
 				      * the C form): it cannot name a symbol
 				      * starting with .L, its own local prefix */
+	bool object;                 /* written by offlink as an object
+				      * (wrap_openmp_object): no step */
 };
 
 /* A file the host linker writes that names its output (host_files.c). */

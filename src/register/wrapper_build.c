@@ -1,9 +1,11 @@
 /* emit_wrappers and compile_wrappers: one registration object per offload
- * kind present.  For x86_64 and aarch64 hosts it is written as assembly
- * and assembled by the host's assembler (GNU as, the cross binutils' as,
- * or the LLVM release's llvm-mc): a few milliseconds where a compiler
- * process costs tens.  Otherwise, or with --registration=c, it is C,
- * compiled by clang for the host triple (wrap/). */
+ * kind present.  OpenMP's on an x86_64 host is written by offlink itself,
+ * the object the assembler would make (wrap/openmp_object.c): no process
+ * at all.  Otherwise, for x86_64 and aarch64 hosts, it is written as
+ * assembly and assembled by the host's assembler (GNU as, the cross
+ * binutils' as, or the LLVM release's llvm-mc): a few milliseconds where a
+ * compiler process costs tens.  Otherwise, or with --registration=c, it
+ * is C, compiled by clang for the host triple (wrap/). */
 #include "register/register.h"
 
 #include <stdio.h>
@@ -12,10 +14,13 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "common/message.h"
+#include "common/pieces.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"
 #include "register/bundle.h"
 #include "os/findprog.h"
+#include "os/mapfile.h"
 #include "os/outfile.h"
 #include "wrap/asm_code.h"
 #include "wrap/wrapper.h"
@@ -78,8 +83,10 @@ static char *find_assembler(struct ol_link *l, const struct asm_arch *a, bool *m
 	return found;
 }
 
-/* Assembly (w->arch set, *assembler found) or C: --registration, else
- * $OFFLINK_REGISTRATION, else "auto" (assembly where it can be). */
+/* An object offlink writes (w->object), assembly (w->arch set,
+ * *assembler found) or C: --registration, else $OFFLINK_REGISTRATION,
+ * else "auto" (the object where offlink writes one, else assembly where
+ * it can be, else C). */
 static enum ol_err choose_form(struct ol_link *l, struct ol_wrapper *w, char **assembler,
 			       bool *mc)
 {
@@ -94,9 +101,21 @@ static enum ol_err choose_form(struct ol_link *l, struct ol_wrapper *w, char **a
 		mode = "auto";
 	if (strcmp(mode, "c") == 0)
 		return OL_OK;
-	if (strcmp(mode, "asm") != 0 && strcmp(mode, "auto") != 0) {
-		ol_link_errorf(l, "OFFLINK_REGISTRATION=%s: expected asm, c or auto",
+	if (strcmp(mode, "asm") != 0 && strcmp(mode, "auto") != 0 && strcmp(mode, "obj") != 0) {
+		ol_link_errorf(l, "OFFLINK_REGISTRATION=%s: expected obj, asm, c or auto",
 			       ol_link_quote(l, mode));
+		return OL_E_USAGE;
+	}
+	/* (the object form is x86_64's OpenMP registration of a link) */
+	if (strcmp(mode, "asm") != 0 && w->kind == OB_OFK_OPENMP && a == &asm_x86_64) {
+		w->object = true;
+		w->llvm_as = false;
+		return OL_OK;
+	}
+	if (strcmp(mode, "obj") == 0) {
+		ol_link_errorf(l, "--registration=obj: offlink writes the object itself only for "
+				  "OpenMP on x86_64 hosts (%s registration, host %s); use auto",
+			       ob_offload_kind_name(w->kind), ol_link_quote(l, l->opt.host_triple));
 		return OL_E_USAGE;
 	}
 	if (!a)
@@ -164,11 +183,15 @@ enum ol_err ol_plan_wrappers(struct ol_link *l)
 		l->nwrappers++;
 		if ((rc = choose_form(l, w, &assembler, &mc)))
 			return rc;
-		w->source_path = strdup(ol_link_temp_path(
-			l, ol_arena_printf(&l->arena, "%s.image.wrapper.%s", name, w->arch ? "s" : "c")));
 		w->object_path = strdup(ol_link_temp_path(
 			l, ol_arena_printf(&l->arena, "%s.image.wrapper.o", name)));
-		if (!w->source_path || !w->object_path) {
+		if (!w->object_path)
+			return OL_E_NOMEM;
+		if (w->object)
+			continue;
+		w->source_path = strdup(ol_link_temp_path(
+			l, ol_arena_printf(&l->arena, "%s.image.wrapper.%s", name, w->arch ? "s" : "c")));
+		if (!w->source_path) {
 			free(assembler);
 			return OL_E_NOMEM;
 		}
@@ -214,27 +237,49 @@ static uint16_t linked_image_kind(const char *path)
 								       : OB_IMG_OBJECT;
 }
 
+/* The OpenMP registration's description: its images, in w's order;
+ * maps (when given): each image mapped, for the object form. */
+static enum ol_err openmp_images(struct ol_link *l, struct ol_wrapper *w,
+				 struct wrap_image *imgs, struct ol_map *maps, struct ol_diag *d)
+{
+	for (size_t i = 0; i < w->ngroups; i++) {
+		const struct ol_group *g = w->groups[i];
+		enum ol_err rc;
+
+		imgs[i] = (struct wrap_image){ g->triple, g->arch, g->image_path, 0,
+					       OB_IMG_OBJECT, origins_of(l, g), 0, NULL };
+		if (maps) {
+			if ((rc = ol_map_file_fd(g->image_path, &maps[i], d)))
+				return rc;
+			imgs[i].size = maps[i].len;
+			imgs[i].data = maps[i].data;
+		} else if ((rc = image_size(l, g->image_path, &imgs[i].size))) {
+			return rc;
+		}
+		imgs[i].image_kind = linked_image_kind(g->image_path);
+	}
+	return OL_OK;
+}
+
+static struct wrap_openmp openmp_of(struct ol_link *l, const struct ol_wrapper *w,
+				    const struct wrap_image *imgs)
+{
+	return (struct wrap_openmp){ l->output, imgs, w->ngroups,
+				     l->new_entries ? "llvm_offload_entries"
+						    : "omp_offloading_entries",
+				     l->opt.relocatable, WRAP_OMP_LINK };
+}
+
 static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,
 				 struct ol_buf *src, struct ol_diag *d)
 {
 	struct wrap_image *imgs = calloc(w->ngroups, sizeof(*imgs));
-	struct wrap_openmp wo = { l->output, imgs, w->ngroups,
-				  l->new_entries ? "llvm_offload_entries"
-						 : "omp_offloading_entries",
-				  l->opt.relocatable, WRAP_OMP_LINK };
-	enum ol_err rc = OL_OK;
+	struct wrap_openmp wo = openmp_of(l, w, imgs);
+	enum ol_err rc;
 
 	if (!imgs)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	for (size_t i = 0; i < w->ngroups && !rc; i++) {
-		const struct ol_group *g = w->groups[i];
-
-		imgs[i] = (struct wrap_image){ g->triple, g->arch, g->image_path, 0,
-					       OB_IMG_OBJECT, origins_of(l, g), 0 };
-		rc = image_size(l, g->image_path, &imgs[i].size);
-		if (!rc)
-			imgs[i].image_kind = linked_image_kind(g->image_path);
-	}
+	rc = openmp_images(l, w, imgs, NULL, d);
 	if (!rc)
 		rc = w->arch ? wrap_openmp_asm(&wo, w->arch, src, d) : wrap_openmp_source(&wo, src, d);
 	free(imgs);
@@ -262,6 +307,45 @@ static enum ol_err write_source(struct ol_link *l, struct ol_wrapper *w)
 	return rc;
 }
 
+/* The object form: the images mapped and written into the object from
+ * their files; --print-wrapped shows the assembly it is the object of. */
+static enum ol_err write_object(struct ol_link *l, struct ol_wrapper *w)
+{
+	struct wrap_image *imgs = calloc(w->ngroups, sizeof(*imgs));
+	struct ol_map *maps = calloc(w->ngroups, sizeof(*maps));
+	struct wrap_openmp wo = openmp_of(l, w, imgs);
+	struct ol_pieces obj = { 0 };
+	struct ol_buf text = { 0 };
+	struct ol_diag d;
+	enum ol_err rc;
+
+	ol_diag_clear(&d);
+	if (!imgs || !maps)
+		rc = ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+	else
+		rc = openmp_images(l, w, imgs, maps, &d);
+	if (!rc)
+		rc = wrap_openmp_object(&wo, &obj, &d);
+	for (size_t i = 0; !rc && i < w->ngroups; i++)
+		ol_pieces_attach_file(&obj, maps[i].data, maps[i].len, ol_map_fd(&maps[i]));
+	if (!rc)
+		rc = ol_write_pieces_atomic(w->object_path, &obj, &d);
+	if (!rc && l->opt.verbose)
+		ol_message("offlink", NULL, "%s registration: written by offlink as an x86_64 object, %s",
+			   ob_offload_kind_name(w->kind), w->object_path);
+	if (!rc && l->opt.print_wrapped && !wrap_openmp_asm(&wo, &asm_x86_64, &text, &d))
+		fwrite(text.data, 1, text.len, stderr);
+	if (rc)
+		ol_link_error(l, &d);
+	for (size_t i = 0; maps && i < w->ngroups; i++)
+		ol_unmap(&maps[i]);
+	free(maps);
+	free(imgs);
+	ol_pieces_free(&obj);
+	ol_buf_free(&text);
+	return rc;
+}
+
 enum ol_err ol_build_wrappers(struct ol_link *l)
 {
 	for (size_t k = 0; k < l->nwrappers; k++) {
@@ -270,6 +354,11 @@ enum ol_err ol_build_wrappers(struct ol_link *l)
 		struct ol_diag d;
 		int status;
 
+		if (w->object) { /* (no step: offlink writes it) */
+			if (!l->opt.dry_run && write_object(l, w))
+				return OL_E_IO;
+			continue;
+		}
 		/* Bundling steps, then the source (which needs their output),
 		 * then the compile. */
 		for (size_t s = 0; s < last; s++) {

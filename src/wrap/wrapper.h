@@ -22,6 +22,8 @@ struct wrap_image {
 	const char *origins;    /* where its code came from, for the comment */
 	uint64_t inner_offset;  /* WRAP_OMP_AS_GIVEN: where the image starts in
 				 * the file (an offload binary's ImageOffset), or 0 */
+	const uint8_t *data;    /* its size bytes, for the object form
+				 * (wrap_openmp_object), which embeds them */
 };
 
 /* How the OpenMP registration holds its images and registers them. */
@@ -98,6 +100,14 @@ bool wrap_asm_symbol_ok(const char *name);
 /* The OpenMP registration for architecture a, as assembly. */
 enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *a,
 			    struct ol_buf *out, struct ol_diag *d);
+
+/* The OpenMP registration of a link (WRAP_OMP_LINK) as an x86_64 ELF
+ * object: what wrap_openmp_asm's assembly for x86_64 assembles to, byte
+ * for byte as GNU as writes it, with no assembler run.  Each image's
+ * bytes are referenced from its data, not copied (common/pieces.h). */
+struct ol_pieces;
+enum ol_err wrap_openmp_object(const struct wrap_openmp *w, struct ol_pieces *out,
+			       struct ol_diag *d);
 
 /* The CUDA or HIP registration, as assembly; OL_E_UNSUPPORTED when a
  * managed variable's name is not one wrap_asm_symbol_ok accepts. */

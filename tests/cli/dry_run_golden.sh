@@ -72,4 +72,8 @@ run_case lto --save-temps -o prog a.o l.o -L. -lk
 # the member the first copy gives is linked, and is not listed as left out
 # because of the second copy; u.o is listed as left out once.
 run_case twice -o prog a.o -L. -lk -lk
+
+# The registration as assembly, assembled by as, where the default
+# (above) is the object offlink writes itself.
+run_case asm --registration=asm -pie -o prog a.o -L. -lk -lm raw.bin
 echo "PASS: dry-run plans match"

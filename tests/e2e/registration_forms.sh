@@ -10,13 +10,16 @@
 # qemu-aarch64 for aarch64.  The outputs must be identical, and hold the
 # registrations the entries call for.  The assembly is assembled with
 # GNU as and with LLVM's llvm-mc, and both objects must behave the same.
+# For OpenMP on x86_64 offlink writes the object itself, with no
+# assembler: it must be, byte for byte, what GNU as makes of the assembly
+# (so a program linked with it is the one the assembly form gives).
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-19 llvm-mc-19 ld.lld-19
 H=$OFFLINK_SRC/tests/e2e/regforms
 printf 'IMAGEBYTES-0123456789' >image.bin
 printf 'FATBINARY' >container.bin
 
-ran=0
+ran=0 objects=0
 for arch in x86_64 aarch64; do
 	run=()
 	if [ $arch = aarch64 ]; then
@@ -56,6 +59,17 @@ for arch in x86_64 aarch64; do
 					fail "$d: the assembly form's program ($as) exited with $?: $(cat $d/s$n.out)"
 				diff -u $d/c.out $d/s$n.out >&2 || fail "$d: the assembly form ($as) registers otherwise than the C form"
 			done
+			if [ -e $d/reg.o ]; then
+				command -v x86_64-linux-gnu-as >/dev/null || fail "$d: no GNU as to compare the object with"
+				check "$d: GNU as" x86_64-linux-gnu-as -o $d/reg_gnu.o $d/reg.s
+				cmp $d/reg.o $d/reg_gnu.o >&2 || fail "$d: offlink's object differs from GNU as's"
+				check "$d: link the object form" "${link[@]}" $d/harness.o $d/reg.o -o $d/prog_o
+				"${run[@]}" ./$d/prog_o >$d/o.out 2>&1 || fail "$d: the object form's program exited with $?"
+				diff -u $d/c.out $d/o.out >&2 || fail "$d: the object form registers otherwise than the C form"
+				objects=$((objects + 1))
+			elif [ $arch = x86_64 ] && [ $kind = openmp ]; then
+				fail "$d: regforms wrote no object"
+			fi
 			# Both forms right, not only alike.
 			case $kind in
 			openmp)
@@ -88,15 +102,17 @@ for arch in x86_64 aarch64; do
 	echo "$arch: assembly and C registrations agree (OpenMP, CUDA, HIP; 32- and 56-byte entries; ${#assemblers[@]} assemblers)"
 done
 [ $ran -gt 0 ] || skip "no architecture could run"
+[ $objects = 2 ] || fail "the object form was compared $objects times, not 2"
 
 # Through offlink: a real link with each form registers the same under the
 # runtime stub, and -v shows the assembler, not clang, for the assembly.
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 OMPF=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
 check "compile saxpy" clang-19 "${OMPF[@]}" -c "$OFFLINK_SRC/examples/saxpy.c" -o saxpy.o
-for form in c asm; do
+for form in c asm obj auto; do
+	rm -rf saxpy_$form.offlink-temps.*
 	check "link ($form)" clang-19 "${OMPF[@]}" -B "$COMPAT" saxpy.o -o saxpy_$form \
-		-Wl,--registration=$form -Wl,--wrapper-verbose 2>saxpy_$form.v
+		-Wl,--registration=$form -Wl,--wrapper-verbose,--save-temps 2>saxpy_$form.v
 	OFFSTUB_LOG=$T/saxpy_$form.log LD_PRELOAD=$STUB LD_LIBRARY_PATH=/usr/lib/llvm-19/lib \
 		./saxpy_$form >/dev/null || fail "saxpy_$form exited with $?"
 	stub_images saxpy_$form.log >saxpy_$form.images
@@ -105,7 +121,32 @@ done
 grep -q -- "-as -o .*openmp.image.wrapper.o .*openmp.image.wrapper.s" saxpy_asm.v ||
 	fail "the assembly form was not assembled: $(grep wrapper saxpy_asm.v)"
 grep -q -- "clang.* -c .*openmp.image.wrapper.c" saxpy_c.v || fail "the C form was not compiled"
-diff -u saxpy_c.images saxpy_asm.images >&2 || fail "the two forms register other images"
-diff -u saxpy_c.entries saxpy_asm.entries >&2 || fail "the two forms register other entries"
+for form in obj auto; do
+	grep -q "openmp registration: written by offlink as an x86_64 object" saxpy_$form.v ||
+		fail "$form: the object was not written by offlink: $(grep wrapper saxpy_$form.v)"
+	grep -q -- "-as \|openmp.image.wrapper.s" saxpy_$form.v && fail "$form: an assembler ran"
+	# the same object as GNU as's of the assembly, so the same program
+	cmp saxpy_asm.offlink-temps.*/openmp.image.wrapper.o saxpy_$form.offlink-temps.*/openmp.image.wrapper.o >&2 ||
+		fail "$form: the registration object differs from the assembly form's"
+	cmp saxpy_asm saxpy_$form >&2 || fail "$form: the program differs from the assembly form's"
+done
+for form in asm obj; do
+	diff -u saxpy_c.images saxpy_$form.images >&2 || fail "$form: another image registered than the C form's"
+	diff -u saxpy_c.entries saxpy_$form.entries >&2 || fail "$form: other entries registered than the C form's"
+done
 [ -s saxpy_asm.entries ] || fail "nothing registered"
+
+# -r: the images in .llvm.offloading.relocatable, the same either way.
+for form in asm obj; do
+	rm -rf part_$form.o.offlink-temps.*
+	check "relocatable link ($form)" clang-19 "${OMPF[@]}" -B "$COMPAT" -r saxpy.o -o part_$form.o \
+		-Wl,--registration=$form -Wl,--save-temps
+done
+cmp part_asm.o part_obj.o >&2 || fail "-r: the object form's output differs from the assembly form's"
+
+# The object form exists only for OpenMP on x86_64 hosts: asked for
+# elsewhere, a usage error naming the host.
+"$BIN/offlink" --dry-run --registration=obj --host-triple=aarch64-unknown-linux-gnu \
+	--linker-path=/usr/bin/ld -o prog saxpy.o 2>obj_arm.err && fail "--registration=obj for aarch64 was accepted"
+contains obj_arm.err "only for OpenMP on x86_64 hosts"
 echo "PASS: registration forms agree"

@@ -1,8 +1,10 @@
-/* regforms KIND LAYOUT ARCH DIR FILE: write one registration in both
- * forms, DIR/reg.c (the C generator's) and DIR/reg.s (the assembly
- * generator's for ARCH), for tests/e2e/registration_forms.sh, which
+/* regforms KIND LAYOUT ARCH DIR FILE: write one registration in each
+ * form, DIR/reg.c (the C generator's), DIR/reg.s (the assembly
+ * generator's for ARCH) and, for OpenMP on x86_64, DIR/reg.o (the object
+ * offlink writes itself), for tests/e2e/registration_forms.sh, which
  * builds each with a harness of entries and runtime functions and
- * compares what the two programs register.
+ * compares what the programs register (and the object with what GNU as
+ * makes of reg.s, byte for byte).
  *
  *   KIND    openmp | cuda | hip
  *   LAYOUT  old (32-byte entries, LLVM <= 19) | new (56-byte, LLVM 20+)
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/pieces.h"
 #include "wrap/asm_code.h"
 #include "wrap/wrapper.h"
 
@@ -35,7 +38,8 @@ static int write_file(const char *dir, const char *name, const struct ol_buf *b)
 
 int main(int argc, char **argv)
 {
-	struct ol_buf c = { 0 }, s = { 0 };
+	struct ol_buf c = { 0 }, s = { 0 }, obj = { 0 }, bytes = { 0 };
+	struct ol_pieces pieces = { 0 };
 	struct ol_diag d;
 	const struct asm_arch *a;
 	bool new_entries;
@@ -50,19 +54,26 @@ int main(int argc, char **argv)
 	ol_diag_clear(&d);
 	if (strcmp(argv[1], "openmp") == 0) {
 		struct wrap_image images[2] = {
-			{ "x86_64-pc-linux-gnu", "", argv[5], 0, 1, "harness", 0 },
-			{ "nvptx64-nvidia-cuda", "sm_90", argv[5], 0, 1, "harness", 0 },
+			{ "x86_64-pc-linux-gnu", "", argv[5], 0, 1, "harness", 0, NULL },
+			{ "nvptx64-nvidia-cuda", "sm_90", argv[5], 0, 1, "harness", 0, NULL },
 		};
 		struct wrap_openmp w = { "regforms", images, 2,
 					 new_entries ? "llvm_offload_entries" : "omp_offloading_entries",
 					 false, WRAP_OMP_LINK };
 		FILE *f = fopen(argv[5], "rb");
+		char chunk[4096];
+		size_t n;
 
-		if (!f || fseek(f, 0, SEEK_END) != 0)
+		if (!f)
 			return perror(argv[5]), 1;
-		images[0].size = images[1].size = (uint64_t)ftell(f);
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			ol_buf_append(&bytes, chunk, n);
 		fclose(f);
+		images[0].size = images[1].size = bytes.len;
+		images[0].data = images[1].data = bytes.data;
 		rc = wrap_openmp_source(&w, &c, &d) || wrap_openmp_asm(&w, a, &s, &d);
+		if (!rc && a == &asm_x86_64)
+			rc = wrap_openmp_object(&w, &pieces, &d) || ol_pieces_flatten(&pieces, &obj);
 	} else {
 		static const struct wrap_managed managed[] = {
 			{ "harness_init_0", "harness_ptr_0" },
@@ -80,8 +91,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "regforms: %s\n", msg);
 		return 1;
 	}
-	rc = write_file(argv[4], "reg.c", &c) || write_file(argv[4], "reg.s", &s);
+	rc = write_file(argv[4], "reg.c", &c) || write_file(argv[4], "reg.s", &s) ||
+	     (obj.len && write_file(argv[4], "reg.o", &obj));
 	ol_buf_free(&c);
 	ol_buf_free(&s);
+	ol_buf_free(&obj);
+	ol_buf_free(&bytes);
+	ol_pieces_free(&pieces);
 	return rc;
 }

@@ -242,7 +242,7 @@ static enum ol_err generate(enum which k, bool assembly, const struct wo_input *
 		for (size_t i = 0; i < in->nimages; i++)
 			imgs[i] = (struct wrap_image){ in->triple[i], in->arch[i], image_path,
 						       sizeof(image_bytes) - 1, OB_IMG_OBJECT,
-						       in->origin[i], 0 };
+						       in->origin[i], 0, (const uint8_t *)image_bytes };
 		return assembly ? wrap_openmp_asm(&w, &asm_x86_64, src, d)
 				: wrap_openmp_source(&w, src, d);
 	} else {

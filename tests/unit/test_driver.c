@@ -249,8 +249,8 @@ static void strmap_put_get_grow(void **state)
 static void openmp_source_has_the_tables(void **state)
 {
 	struct wrap_image imgs[] = {
-		{ "nvptx64-nvidia-cuda", "sm_90", "/tmp/a \"b\".img", 1000, 1, "x.o", 0 },
-		{ "x86_64-pc-linux-gnu", "", "/tmp/c.img", 24, 1, "y.o, lib.a(z.o)", 0 },
+		{ "nvptx64-nvidia-cuda", "sm_90", "/tmp/a \"b\".img", 1000, 1, "x.o", 0, NULL },
+		{ "x86_64-pc-linux-gnu", "", "/tmp/c.img", 24, 1, "y.o, lib.a(z.o)", 0, NULL },
 	};
 	struct wrap_openmp w = { "prog", imgs, 2, "omp_offloading_entries", false, WRAP_OMP_LINK };
 	struct ol_buf out = { 0 };
