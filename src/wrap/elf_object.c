@@ -95,7 +95,7 @@ void eo_zeros(struct elf_object *o, size_t s, uint64_t n)
 
 void eo_align(struct elf_object *o, size_t s, uint64_t align)
 {
-	uint64_t at = o->secs[s].size;
+	uint64_t at = eo_here(o, s);
 
 	eo_zeros(o, s, (align - at % align) % align);
 }
@@ -109,7 +109,12 @@ void eo_u32(struct elf_object *o, size_t s, uint32_t v)
 
 uint64_t eo_here(const struct elf_object *o, size_t s)
 {
-	return o->secs[s].size;
+	return o->err ? 0 : o->secs[s].size; /* (after a failure, s may be no section) */
+}
+
+size_t eo_section_symbol(const struct elf_object *o, size_t s)
+{
+	return o->err ? 0 : o->secs[s].sym;
 }
 
 size_t eo_local(struct elf_object *o, const char *name, size_t s, uint64_t value,

@@ -59,7 +59,8 @@ struct elf_object {
 	size_t nsecs, capsecs;
 	struct eo_symbol *syms;
 	size_t nsyms, capsyms;
-	enum ol_err err;       /* the first failure; every call after it is a no-op */
+	enum ol_err err;       /* the first failure; every call after it is a
+			        * no-op, and the indices it returns mean nothing */
 };
 
 /* An empty object for machine (EM_*), with .text, .data and .bss. */
@@ -79,6 +80,8 @@ void eo_align(struct elf_object *o, size_t s, uint64_t align);
 void eo_u32(struct elf_object *o, size_t s, uint32_t v);
 /* Where the next byte of s goes. */
 uint64_t eo_here(const struct elf_object *o, size_t s);
+/* Section s's own symbol, for a relocation against its start. */
+size_t eo_section_symbol(const struct elf_object *o, size_t s);
 
 /* A local symbol (STT_* type) in section s; its index in o->syms. */
 size_t eo_local(struct elf_object *o, const char *name, size_t s, uint64_t value,

@@ -99,8 +99,8 @@ static void functions(struct elf_object *o, size_t desc)
 	eo_section(o, ".note.GNU-stack", SHT_PROGBITS, 0, 1, 0);
 	eh = eo_section(o, ".eh_frame", SHT_PROGBITS, SHF_ALLOC, 8, 0);
 	eo_bytes(o, eh, eh_frame, sizeof(eh_frame));
-	eo_reloc(o, eh, 0x20, R_X86_64_PC32, o->secs[text].sym, 0);
-	eo_reloc(o, eh, 0x38, R_X86_64_PC32, o->secs[text].sym, UNREGISTER);
+	eo_reloc(o, eh, 0x20, R_X86_64_PC32, eo_section_symbol(o, text), 0);
+	eo_reloc(o, eh, 0x38, R_X86_64_PC32, eo_section_symbol(o, text), UNREGISTER);
 }
 
 static enum ol_err build(const struct wrap_openmp *w, struct elf_object *o, struct names *n)
@@ -128,8 +128,8 @@ static enum ol_err build(const struct wrap_openmp *w, struct elf_object *o, stru
 	rel = eo_section(o, ".data.rel.ro", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8, 0);
 	table = eo_local(o, "__offlink_omp_images", rel, 0, 0, STT_NOTYPE);
 	for (size_t i = 0; i < w->nimages; i++) {
-		eo_quad_of(o, rel, R_X86_64_64, o->secs[blob].sym, (int64_t)at[i]);
-		eo_quad_of(o, rel, R_X86_64_64, o->secs[blob].sym,
+		eo_quad_of(o, rel, R_X86_64_64, eo_section_symbol(o, blob), (int64_t)at[i]);
+		eo_quad_of(o, rel, R_X86_64_64, eo_section_symbol(o, blob),
 			   (int64_t)(at[i] + w->images[i].size));
 		eo_quad_of(o, rel, R_X86_64_64, start, 0);
 		eo_quad_of(o, rel, R_X86_64_64, stop, 0);
