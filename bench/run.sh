@@ -365,7 +365,7 @@ if want remote; then
 	port=$((20000 + RANDOM % 40000))
 	redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$W" >"$W/redis.log" 2>&1 &
 	redis_pid=$!
-	trap 'kill $redis_pid 2>/dev/null; rm -rf "$W"' EXIT
+	trap 'kill $redis_pid 2>/dev/null || true; rm -rf "$W"' EXIT
 	for _ in $(seq 50); do redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
 	head -c 32 /dev/urandom >"$W/secret"
 	chmod 600 "$W/secret"
