@@ -250,12 +250,24 @@ static void program_digest(XXH128_hash_t h, uint8_t out[OL_DIGEST_SIZE])
 	memcpy(out, c.digest, sizeof(c.digest));
 }
 
-/* A large program (ptxas, nvlink: 37 MB each) digested from a mapping
- * its pages are all put in at once (MAP_POPULATE): half the time of
- * reading it through a buffer, on a link that remembers nothing (a fresh
- * worker).  The mapping is watched: a program that shrinks while it is
- * digested stops the link with its name (os/cleanup.h), as any input
- * does.  False: not mapped, read it instead. */
+/* A large program mapped to be digested (here, and by the threads that
+ * digest ahead).  Its pages fault in as the hash reaches them, not all at
+ * once (MAP_POPULATE, not even faster alone: 6.8-7.6 ms against 6.2-6.5
+ * for ptxas's 37 MB here, one thread): filling 9,000 page-table entries holds the process's mmap
+ * lock for 3-4 ms, and the other threads' mmap calls (libcurl loading,
+ * the main thread's mappings) wait behind it, where a fault takes only its
+ * own mapping's lock.  Paired fresh-worker links: 3-6 ms less before ld. */
+static void *map_program(int fd, size_t size)
+{
+	return mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+}
+
+/* A large program (ptxas, nvlink: 37 MB each) digested from a mapping:
+ * about half the time of reading it through a buffer, on a link that
+ * remembers nothing (a fresh worker).  The mapping is watched: a program
+ * that shrinks while it is digested stops the link with its name
+ * (os/cleanup.h), as any input does.  False: not mapped, read it
+ * instead. */
 static bool hash_mapped(struct ol_fdigest *m, int fd, const char *path, size_t size,
 			uint8_t out[OL_DIGEST_SIZE])
 {
@@ -263,7 +275,7 @@ static bool hash_mapped(struct ol_fdigest *m, int fd, const char *path, size_t s
 
 	if (size < MAP_MIN)
 		return false;
-	p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	p = map_program(fd, size);
 	if (p == MAP_FAILED)
 		return false;
 	if (ol_cleanup_watch_mapping(p, size, path)) {
@@ -377,12 +389,7 @@ static void *ahead_main(void *arg)
 	 * (the main thread reads it again, watched, and says so). */
 	if (sigsetjmp(env, 1) == 0) {
 		ol_cleanup_escape_faults(&env);
-		/* No MAP_POPULATE here: filling 9,000 page-table entries holds
-		 * the process's mmap lock for 3-4 ms, and the other threads'
-		 * mmap calls (libcurl loading, the main thread's mappings) wait
-		 * behind it; a page fault takes only its own mapping's lock.
-		 * Paired fresh-worker runs: 3-6 ms less before ld. */
-		p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, a->fd, 0);
+		p = map_program(a->fd, size);
 		if (p != MAP_FAILED) {
 			program_digest(xxh3_128(p, size), a->digest);
 			a->ok = true;
@@ -515,12 +522,13 @@ static enum ol_err compute(struct ol_fdigest *m, const char *path, enum algo a,
 	if (a == CONTENT && st.st_uid == 0 && !(st.st_mode & 022))
 		a = PROGRAM;
 	memo_name_of(a, path, &st, name);
-	if (a == PROGRAM && ahead_take(m, path, &st, out, &remembered)) {
-		rc = OL_OK;
-	} else if (memo_get(m, name, out)) {
-		remembered = true;
-	} else {
-		rc = hash_fd(m, fd, path, a, (size_t)st.st_size, out, d);
+	/* a thread digested it (or the memo gave it), else the memo, else
+	 * the file itself */
+	if (!(a == PROGRAM && ahead_take(m, path, &st, out, &remembered))) {
+		if (memo_get(m, name, out))
+			remembered = true;
+		else
+			rc = hash_fd(m, fd, path, a, (size_t)st.st_size, out, d);
 	}
 	if (remembered) {
 		close(fd);

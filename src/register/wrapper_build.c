@@ -221,11 +221,18 @@ static enum ol_err image_size(struct ol_link *l, const char *path, uint64_t *siz
 
 /* The image kind the entry declares: what the linked file is (bitcode
  * under --embed-bitcode, an ELF object or cubin otherwise), read from its
- * magic so that the label never claims what the bytes are not. */
-static uint16_t linked_image_kind(const char *path)
+ * first bytes so that the label never claims what the bytes are not. */
+static uint16_t image_kind_of(const uint8_t *head, size_t n)
 {
 	static const unsigned char bc[4] = { 'B', 'C', 0xc0, 0xde };
-	unsigned char head[4] = { 0 };
+
+	return n >= sizeof(bc) && memcmp(head, bc, sizeof(bc)) == 0 ? OB_IMG_BITCODE
+								     : OB_IMG_OBJECT;
+}
+
+static uint16_t linked_image_kind(const char *path)
+{
+	uint8_t head[4];
 	FILE *f = fopen(path, "rb");
 	size_t n = 0;
 
@@ -233,8 +240,7 @@ static uint16_t linked_image_kind(const char *path)
 		n = fread(head, 1, sizeof(head), f);
 		fclose(f);
 	}
-	return n == sizeof(head) && memcmp(head, bc, sizeof(bc)) == 0 ? OB_IMG_BITCODE
-								       : OB_IMG_OBJECT;
+	return image_kind_of(head, n);
 }
 
 /* The OpenMP registration's description: its images, in w's order;
@@ -248,15 +254,17 @@ static enum ol_err openmp_images(struct ol_link *l, struct ol_wrapper *w,
 
 		imgs[i] = (struct wrap_image){ g->triple, g->arch, g->image_path, 0,
 					       OB_IMG_OBJECT, origins_of(l, g), 0, NULL };
-		if (maps) {
+		if (maps) { /* (the kind from the mapping: the file is read once) */
 			if ((rc = ol_map_file_fd(g->image_path, &maps[i], d)))
 				return rc;
 			imgs[i].size = maps[i].len;
 			imgs[i].data = maps[i].data;
+			imgs[i].image_kind = image_kind_of(maps[i].data, maps[i].len);
 		} else if ((rc = image_size(l, g->image_path, &imgs[i].size))) {
 			return rc;
+		} else {
+			imgs[i].image_kind = linked_image_kind(g->image_path);
 		}
-		imgs[i].image_kind = linked_image_kind(g->image_path);
 	}
 	return OL_OK;
 }
@@ -350,7 +358,7 @@ enum ol_err ol_build_wrappers(struct ol_link *l)
 {
 	for (size_t k = 0; k < l->nwrappers; k++) {
 		struct ol_wrapper *w = &l->wrappers[k];
-		size_t last = w->nsteps - 1;
+		size_t last;
 		struct ol_diag d;
 		int status;
 
@@ -359,6 +367,7 @@ enum ol_err ol_build_wrappers(struct ol_link *l)
 				return OL_E_IO;
 			continue;
 		}
+		last = w->nsteps - 1;
 		/* Bundling steps, then the source (which needs their output),
 		 * then the compile. */
 		for (size_t s = 0; s < last; s++) {

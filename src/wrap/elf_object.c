@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/le.h"
 
 void eo_init(struct elf_object *o, uint16_t machine)
 {
@@ -102,8 +103,9 @@ void eo_align(struct elf_object *o, size_t s, uint64_t align)
 
 void eo_u32(struct elf_object *o, size_t s, uint32_t v)
 {
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	uint8_t b[4];
 
+	ol_put_le32(b, v);
 	eo_bytes(o, s, b, sizeof(b));
 }
 
@@ -202,11 +204,6 @@ static enum ol_err string_table(const char **names, size_t n, uint32_t *at, stru
 			at[i] = at[into[i]] + (uint32_t)(strlen(names[into[i]]) - strlen(names[i]));
 	free(into);
 	return OL_OK;
-}
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
 static enum ol_err shdr(struct ol_buf *b, uint32_t name, uint32_t type, uint64_t flags,
@@ -376,22 +373,22 @@ static void lay_offsets(struct elf_object *o, struct layout *y)
 	for (size_t i = 0; i < o->nsecs; i++) {
 		struct eo_section *s = &o->secs[i];
 
-		s->offset = off = align_up(off, s->align);
+		s->offset = off = ol_align_up(off, s->align);
 		if (s->type != SHT_NOBITS)
 			off += s->size;
 	}
-	y->symtab_off = off = align_up(off, 8);
+	y->symtab_off = off = ol_align_up(off, 8);
 	off += y->syms.len;
 	y->strtab_off = off;
 	off += y->strs.len;
 	for (size_t i = 0; i < o->nsecs; i++)
 		if (o->secs[i].nrel) {
-			o->secs[i].rela_offset = off = align_up(off, 8);
+			o->secs[i].rela_offset = off = ol_align_up(off, 8);
 			off += o->secs[i].nrel * sizeof(Elf64_Rela);
 		}
 	y->shstrtab_off = off;
 	off += y->names.len;
-	y->shoff = align_up(off, 8);
+	y->shoff = ol_align_up(off, 8);
 }
 
 static enum ol_err emit(struct elf_object *o, struct layout *y, struct ol_pieces *out)

@@ -4,6 +4,21 @@
 #include <string.h>
 
 #include "common/escape.h"
+#include "format/offload_binary.h"
+
+const char *wrap_omp_image_section(bool relocatable)
+{
+	return relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading";
+}
+
+enum ol_err wrap_omp_image_head(const struct wrap_image *img, struct ol_buf *head,
+				uint64_t *offset, uint64_t *pad)
+{
+	struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
+	struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2, NULL, img->size };
+
+	return ob_encode_v1_head(&desc, head, offset, pad);
+}
 
 /* One line of an asm block as a C string literal: "\t<text>\n", or
  * "<text>\n" for a label.  The text is offlink's own (directives, symbol

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "format/offload_binary.h"
 #include "wrap/elf_object.h"
 
 #define SHT_LLVM_OFFLOADING 0x6fff4c0b
@@ -56,12 +55,10 @@ struct names {
 static enum ol_err image(struct elf_object *o, size_t sec, const struct wrap_image *img,
 			 const char *sym, uint64_t *at)
 {
-	struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
-	struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2, NULL, img->size };
 	struct ol_buf head = { 0 };
 	uint64_t offset, pad, start;
 
-	if (ob_encode_v1_head(&desc, &head, &offset, &pad))
+	if (wrap_omp_image_head(img, &head, &offset, &pad))
 		return OL_E_NOMEM;
 	eo_align(o, sec, 8);
 	start = eo_here(o, sec);
@@ -107,10 +104,8 @@ static enum ol_err build(const struct wrap_openmp *w, struct elf_object *o, stru
 {
 	const char *s = w->entries_section;
 	size_t entries, blob, rel, start, stop, table, desc;
-	uint64_t at[256];
+	uint64_t at[WRAP_OMP_MAX_IMAGES]; /* (wrap_openmp_object checked) */
 
-	if (w->nimages > sizeof(at) / sizeof(at[0]))
-		return OL_E_UNSUPPORTED;
 	snprintf(n->dummy, sizeof(n->dummy), "__offlink_dummy_%s", s);
 	snprintf(n->start, sizeof(n->start), "__start_%s", s);
 	snprintf(n->stop, sizeof(n->stop), "__stop_%s", s);
@@ -118,8 +113,8 @@ static enum ol_err build(const struct wrap_openmp *w, struct elf_object *o, stru
 	eo_local(o, n->dummy, entries, 0, 0, STT_OBJECT);
 	start = eo_undefined(o, n->start, STV_HIDDEN);
 	stop = eo_undefined(o, n->stop, STV_HIDDEN);
-	blob = eo_section(o, w->relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading",
-			  SHT_LLVM_OFFLOADING, SHF_ALLOC, 8, 0);
+	blob = eo_section(o, wrap_omp_image_section(w->relocatable), SHT_LLVM_OFFLOADING,
+			  SHF_ALLOC, 8, 0);
 	for (size_t i = 0; i < w->nimages; i++) {
 		snprintf(n->image[i], sizeof(n->image[i]), "__offlink_omp_image_%zu", i);
 		if (image(o, blob, &w->images[i], n->image[i], &at[i]))
@@ -147,16 +142,17 @@ static enum ol_err build(const struct wrap_openmp *w, struct elf_object *o, stru
 enum ol_err wrap_openmp_object(const struct wrap_openmp *w, struct ol_pieces *out,
 			       struct ol_diag *d)
 {
-	struct names n = { .image = calloc(w->nimages ? w->nimages : 1, sizeof(*n.image)) };
+	struct names n = { 0 };
 	struct elf_object o;
 	enum ol_err rc;
 
 	if (w->style != WRAP_OMP_LINK)
 		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL,
 				   "the object form writes a link's registration only");
-	if (w->nimages > 256)
-		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "more than 256 OpenMP device images");
-	if (!n.image)
+	if (w->nimages > WRAP_OMP_MAX_IMAGES)
+		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "more than %d OpenMP device images",
+				   WRAP_OMP_MAX_IMAGES);
+	if (!(n.image = calloc(w->nimages ? w->nimages : 1, sizeof(*n.image))))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	eo_init(&o, EM_X86_64);
 	rc = build(w, &o, &n);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "format/offload_binary.h"
 #include "wrap/comment.h"
 #include "wrap/emit.h"
 
@@ -70,9 +69,6 @@ static enum ol_err embed_image(const struct wrap_openmp *w, size_t i,
 			       struct ol_buf *out, uint64_t *image_offset)
 {
 	const struct wrap_image *img = &w->images[i];
-	struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
-	struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2,
-				      NULL, img->size };
 	struct ol_buf head = { 0 };
 	char sym[64], section[128];
 	uint64_t pad;
@@ -82,12 +78,12 @@ static enum ol_err embed_image(const struct wrap_openmp *w, size_t i,
 	if (wrap_image_name(img, out))
 		return OL_E_NOMEM;
 	P(" in its offload binary. */\n");
-	if (ob_encode_v1_head(&desc, &head, image_offset, &pad))
+	if (wrap_omp_image_head(img, &head, image_offset, &pad))
 		return OL_E_NOMEM;
 	snprintf(sym, sizeof(sym), "__offlink_omp_image_%zu", i);
 	/* '%' rather than '@' before the type: '@' starts a comment on Arm. */
 	snprintf(section, sizeof(section), "%s,\"a\",%%0x6fff4c0b",
-		 w->relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading");
+		 wrap_omp_image_section(w->relocatable));
 	rc = wrap_emit_blob(out, sym, section, 8, head.data, head.len, img->path, pad);
 	ol_buf_free(&head);
 	if (rc)
@@ -138,7 +134,7 @@ static enum ol_err registration(struct ol_buf *out)
 enum ol_err wrap_openmp_source(const struct wrap_openmp *w, struct ol_buf *out,
 			       struct ol_diag *d)
 {
-	uint64_t offsets[256];
+	uint64_t offsets[WRAP_OMP_MAX_IMAGES];
 
 	if (w->nimages > sizeof(offsets) / sizeof(offsets[0]))
 		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL,

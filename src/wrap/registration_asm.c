@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "common/escape.h"
-#include "format/offload_binary.h"
 #include "wrap/asm_code.h"
 #include "wrap/comment.h"
 #include "wrap/emit.h"
@@ -117,8 +116,6 @@ static enum ol_err omp_image(const struct wrap_openmp *w, size_t i, struct ol_bu
 			     uint64_t *offset)
 {
 	const struct wrap_image *img = &w->images[i];
-	struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
-	struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2, NULL, img->size };
 	struct ol_buf head = { 0 };
 	char sym[64];
 	uint64_t pad = 0;
@@ -129,10 +126,9 @@ static enum ol_err omp_image(const struct wrap_openmp *w, size_t i, struct ol_bu
 	if (w->style == WRAP_OMP_LLVM14)
 		return section(out, ".rodata", "a", "progbits", 16) ||
 		       blob(out, sym, NULL, 0, img->path, 0) ? OL_E_NOMEM : OL_OK;
-	if (w->style == WRAP_OMP_LINK && ob_encode_v1_head(&desc, &head, offset, &pad))
+	if (w->style == WRAP_OMP_LINK && wrap_omp_image_head(img, &head, offset, &pad))
 		return OL_E_NOMEM;
-	rc = section(out, w->relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading",
-		     "a", "0x6fff4c0b", 8);
+	rc = section(out, wrap_omp_image_section(w->relocatable), "a", "0x6fff4c0b", 8);
 	if (!rc)
 		rc = blob(out, sym, head.data, head.len, img->path, pad);
 	ol_buf_free(&head);
@@ -153,7 +149,7 @@ enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *
 	TRY(wrap_openmp_comment(w, a->name, out));
 	TRY(entries_bounds(out, s));
 
-	uint64_t offsets[256];
+	uint64_t offsets[WRAP_OMP_MAX_IMAGES];
 
 	if (w->nimages > sizeof(offsets) / sizeof(offsets[0]))
 		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "more than %zu OpenMP device images",

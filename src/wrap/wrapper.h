@@ -116,6 +116,19 @@ enum ol_err wrap_cuda_hip_asm(const struct wrap_cuda_hip *w, const struct asm_ar
 
 /* ---- shared by the generators ---- */
 
+/* The most OpenMP images one registration holds (each generator's table
+ * of image offsets). */
+#define WRAP_OMP_MAX_IMAGES 256
+
+/* The section a link's OpenMP images go in (-r: the relocatable one). */
+const char *wrap_omp_image_section(bool relocatable);
+/* Image img in its offload binary, as a link's registration embeds it:
+ * the bytes before the image (appended to head), where the image starts
+ * in them (*offset) and how many zero bytes follow it (*pad).  One
+ * encoder for the three forms, so that they embed the same bytes. */
+enum ol_err wrap_omp_image_head(const struct wrap_image *img, struct ol_buf *head,
+				uint64_t *offset, uint64_t *pad);
+
 /* Append an asm block that defines the local symbol `sym` in `section`
  * (section flags/type text as in a .section directive), `align`-aligned,
  * holding prefix, then the file at path, then pad zero bytes. */
