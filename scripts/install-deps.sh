@@ -21,14 +21,15 @@ build_pkgs=(
 # redis-server and nginx (WebDAV) serve the remote device-link cache in
 # tests/e2e/cache_remote.sh, on loopback ports of the test's own.
 # strace holds offlink at a chosen system call (its fault injection), so
-# that tests/e2e/sigkill_leftovers.sh kills it there.
+# that tests/e2e/sigkill_leftovers.sh kills it there.  ccache is the
+# compiler cache of the farm recipe in tests/e2e/cache_farm.sh.
 test_pkgs=(
   clang-19 clang-tools-19 llvm-19 lld-19 libomp-19-dev libclang-rt-19-dev
   clang-14 clang-tools-14 llvm-14 lld-14
   clang-15 clang-tools-15 llvm-15 lld-15
   clang-16 clang-tools-16 llvm-16 lld-16
   clang-22 clang-tools-22 llvm-22 lld-22 spirv-tools
-  binutils file xxd jq dpkg-dev strace
+  binutils file xxd jq dpkg-dev strace ccache
   redis-server redis-tools nginx-light curl
   qemu-user binutils-aarch64-linux-gnu libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
 )

@@ -3,7 +3,8 @@
 #   1. gcc build with -Werror; all unit, CLI and end-to-end tests;
 #   2. ASan+UBSan build; every test again under the sanitizers;
 #   3. clang-19 build with -Werror of the libFuzzer targets; a short run of
-#      each on seeds generated here, plus the saved regression inputs.
+#      each (JOBS at a time) on seeds generated here, plus the saved
+#      regression inputs.
 # Environment: JOBS (default: CPU count), FUZZ_SECONDS (default 30 per
 # target), OFFLINK_NO_SKIP=1 to turn a missing installed tool into a failure.
 set -euo pipefail
@@ -27,6 +28,10 @@ cmake -S . -B build-asan -DOFFLINK_SANITIZE=ON -DOFFLINK_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 
 phase "all tests under ASan+UBSan"
+# (the gcc pass's timings, so that this pass starts its longest tests
+# first as well)
+mkdir -p build-asan/Testing/Temporary
+cp build/Testing/Temporary/CTestCostData.txt build-asan/Testing/Temporary/ 2>/dev/null || true
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir build-asan -j"$jobs" --output-on-failure
 
@@ -78,22 +83,41 @@ printf '\007S/usr/lib/gcc\000dir\000E PATH\000=/bin\000Ox\000file:ab\000' >"$cac
 printf '\010OLPROBE1\001\000\000\000\013\000\000\000S/bin/ld\000dir\000\002\000\000\000ld\000-o\000' >"$cache_seeds/probe"
 printf '\011/* s */ INPUT(libc.so.6 -lq) GROUP(/a AS_NEEDED(=/b, c)) INCLUDE i.ld\n' >"$cache_seeds/script"
 cp "$src"/tests/fuzz/regressions/* "$cache_seeds/"
-for f in fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries \
-	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container; do
+# fuzz F: run target F for fuzz_seconds; its log in build-fuzz/F.log.
+fuzz() {
+	local f=$1 corpus=$seeds
 	mkdir -p "build-fuzz/corpus-$f"
-	corpus=$seeds
 	[ $f = fuzz_wrapper_source ] && corpus=$wrap_seeds
 	[ $f = fuzz_cache_parsers ] && corpus=$cache_seeds
 	# -timeout: an input that runs 10 s is a hang, reported as a finding
 	# (libFuzzer's default waits 20 minutes, past max_total_time).
-	if ! build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -timeout=10 -max_len=16384 -rss_limit_mb=2048 \
-		-print_final_stats=1 -artifact_prefix=build-fuzz/ "build-fuzz/corpus-$f" "$corpus" \
-		>"build-fuzz/$f.log" 2>&1; then
-		tail -40 "build-fuzz/$f.log"
-		echo "FAIL: $f found a crash (input saved under build-fuzz/)" >&2
-		exit 1
-	fi
-	echo "$f: $(grep -E 'stat::number_of_executed_units' "build-fuzz/$f.log" | awk '{print $2}') runs, no crash"
+	build-fuzz/fuzz/$f -max_total_time="$fuzz_seconds" -timeout=10 -max_len=16384 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix=build-fuzz/$f- "build-fuzz/corpus-$f" "$corpus" \
+		>"build-fuzz/$f.log" 2>&1
+}
+# The targets $jobs at a time, each for its whole fuzz_seconds on a CPU of
+# its own; every one runs, and every failure is reported.
+targets=(fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries
+	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container)
+crashed=0
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+	batch=("${targets[@]:i:jobs}")
+	pids=()
+	for f in "${batch[@]}"; do
+		fuzz "$f" &
+		pids+=($!)
+	done
+	for k in "${!batch[@]}"; do
+		f=${batch[$k]}
+		if ! wait "${pids[$k]}"; then
+			tail -40 "build-fuzz/$f.log"
+			echo "FAIL: $f found a crash (input saved under build-fuzz/$f-*)" >&2
+			crashed=1
+			continue
+		fi
+		echo "$f: $(grep -E 'stat::number_of_executed_units' "build-fuzz/$f.log" | awk '{print $2}') runs, no crash"
+	done
 done
+[ $crashed = 0 ] || exit 1
 
 phase "done"

@@ -7,65 +7,74 @@
 # Every mutant goes through each tool that reads its format, and every
 # run must: exit 1 or 2, name the file, print no sanitizer report (this
 # script runs in the ASan+UBSan build too), leave no temporary and write
-# no output, not even in part.
+# no output, not even in part (tests/lib/rejects.c checks each run).
+#
+# One CTest test per format (OFFLINK_PART), so that ctest -j spreads them;
+# run by hand without OFFLINK_PART, the script does all four.
+# ctest-parts: object archive bundle ccob
+# ctest-cost: 15
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-19 clang-offload-bundler-19
 
 export TMPDIR=$T/tmp
 mkdir -p "$TMPDIR" m out
-cat >k.c <<'C'
+parts=${OFFLINK_PART:-object archive bundle ccob}
+ids=host-x86_64-unknown-linux-gnu,openmp-nvptx64-nvidia-cuda-sm_90,hip-amdgcn-amd-amdhsa--gfx90a
+printf 'HOSTCODE' >h.bin; printf 'DEVICE-ONE-CODE' >d1.bin; printf 'DEVICE-TWO' >d2.bin
+
+seed_object() {
+	[ -e k.o ] && return 0
+	cat >k.c <<'C'
 int kern(int x) { int r = 0;
 #pragma omp target map(from: r)
   r = x + 1;
   return r; }
 C
-check "seed object" clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c k.c -o k.o
-printf 'HOSTCODE' >h.bin; printf 'DEVICE-ONE-CODE' >d1.bin; printf 'DEVICE-TWO' >d2.bin
-ids=host-x86_64-unknown-linux-gnu,openmp-nvptx64-nvidia-cuda-sm_90,hip-amdgcn-amd-amdhsa--gfx90a
-check "seed bundle" clang-offload-bundler-19 -type=bc -targets=$ids -input=h.bin -input=d1.bin \
-	-input=d2.bin -output=seed.bc
-check "seed ccob v2" clang-offload-bundler-19 -type=bc -compress -targets=$ids -input=h.bin \
-	-input=d1.bin -input=d2.bin -output=seed2.ccob
-check "seed ccob v3" env COMPRESSED_BUNDLE_FORMAT_VERSION=3 "$BIN/offlink-bundler" -type=bc -compress \
-	-targets=$ids -input=h.bin -input=d1.bin -input=d2.bin -output=seed3.ccob
-
-"$HELP/make_mutants" object k.o m 320 || fail "make_mutants object"
-"$HELP/make_mutants" archive k.o m 320 || fail "make_mutants archive"
-"$HELP/make_mutants" bundle seed.bc m 320 || fail "make_mutants bundle"
-"$HELP/make_mutants" ccob2 seed2.ccob m 160 || fail "make_mutants ccob v2"
-"$HELP/make_mutants" ccob3 seed3.ccob m 160 0x5eed3 || fail "make_mutants ccob v3"
-
-runs=0
-# rejected FILE TOOL ARGS...: the run must fail cleanly, naming FILE.
-rejected() {
-	local f=$1 status why
-	shift
-	(cd out && "$@") >/dev/null 2>"$T/stderr"
-	status=$?
-	why=$(grep -F "$(basename "$f")|" m/MANIFEST | cut -d'|' -f2)
-	[ $status -eq 1 ] || [ $status -eq 2 ] || fail "$f ($why): $* exited with $status: $(head -c 400 "$T/stderr")"
-	grep -qF "$(basename "$f")" "$T/stderr" || fail "$f ($why): the message does not name the file: $(head -c 400 "$T/stderr")"
-	grep -q 'AddressSanitizer\|runtime error\|LeakSanitizer' "$T/stderr" && fail "$f ($why): sanitizer report"
-	[ -z "$(ls -A out)" ] || fail "$f ($why): $* left $(ls -A out)"
-	[ -z "$(ls -A "$TMPDIR")" ] || fail "$f ($why): $* left $(ls -A "$TMPDIR")"
-	runs=$((runs + 1))
+	check "seed object" clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c k.c -o k.o
 }
 
-for f in m/object-*.o m/archive-*.a; do
-	in=$T/$f
-	rejected "$f" "$BIN/offlink" --linker-path=/usr/bin/ld -o prog --whole-archive "$in"
-	rejected "$f" "$BIN/offlink-binary" --list "$in"
-	rejected "$f" "$BIN/offlink-binary" "$in" --image=kind=openmp,file=image.o
-done
-for f in m/bundle-*.bc m/ccob*-*.ccob; do
-	in=$T/$f
-	rejected "$f" "$BIN/offlink-bundler" -list -type=bc -input="$in"
-	rejected "$f" "$BIN/offlink-bundler" -unbundle -type=bc -input="$in" \
-		-targets=openmp-nvptx64-nvidia-cuda-sm_90 -output=device.bin
-done
-for kind in object archive bundle ccob; do
-	n=$(grep -c "^$kind" m/MANIFEST)
-	[ "$n" -ge 300 ] || fail "only $n $kind mutants"
-	echo "$kind: $n mutants rejected cleanly"
+# rejects KIND TOOL ARGS...: every KIND mutant through the tool ({} is the
+# mutant), each run rejected cleanly.
+rejects() {
+	local kind=$1 files
+	shift
+	files=("$T"/m/$kind*-*)
+	"$HELP/rejects" m/MANIFEST out "$TMPDIR" "$T/stderr" "${files[@]}" -- "$@" >"$T/runs" ||
+		fail "$kind mutants: $*"
+	runs=$((runs + $(cut -d' ' -f1 "$T/runs")))
+}
+
+runs=0
+for part in $parts; do
+	case $part in
+	object | archive)
+		seed_object
+		"$HELP/make_mutants" $part k.o m 320 || fail "make_mutants $part"
+		rejects $part "$BIN/offlink" --linker-path=/usr/bin/ld -o prog --whole-archive {}
+		rejects $part "$BIN/offlink-binary" --list {}
+		rejects $part "$BIN/offlink-binary" {} --image=kind=openmp,file=image.o
+		;;
+	bundle | ccob)
+		if [ $part = bundle ]; then
+			check "seed bundle" clang-offload-bundler-19 -type=bc -targets=$ids -input=h.bin \
+				-input=d1.bin -input=d2.bin -output=seed.bc
+			"$HELP/make_mutants" bundle seed.bc m 320 || fail "make_mutants bundle"
+		else
+			check "seed ccob v2" clang-offload-bundler-19 -type=bc -compress -targets=$ids -input=h.bin \
+				-input=d1.bin -input=d2.bin -output=seed2.ccob
+			check "seed ccob v3" env COMPRESSED_BUNDLE_FORMAT_VERSION=3 "$BIN/offlink-bundler" -type=bc \
+				-compress -targets=$ids -input=h.bin -input=d1.bin -input=d2.bin -output=seed3.ccob
+			"$HELP/make_mutants" ccob2 seed2.ccob m 160 || fail "make_mutants ccob v2"
+			"$HELP/make_mutants" ccob3 seed3.ccob m 160 0x5eed3 || fail "make_mutants ccob v3"
+		fi
+		rejects $part "$BIN/offlink-bundler" -list -type=bc -input={}
+		rejects $part "$BIN/offlink-bundler" -unbundle -type=bc -input={} \
+			-targets=openmp-nvptx64-nvidia-cuda-sm_90 -output=device.bin
+		;;
+	*) fail "no part $part" ;;
+	esac
+	n=$(grep -c "^$part" m/MANIFEST)
+	[ "$n" -ge 300 ] || fail "only $n $part mutants"
+	echo "$part: $n mutants rejected cleanly"
 done
 echo "PASS: $runs runs over hostile inputs, each rejected cleanly"

@@ -14,6 +14,7 @@
 # library, configures without a warning (C is gcc's, the program is linked
 # by clang++), and its program runs every target region on the offload
 # device (OMP_TARGET_OFFLOAD=MANDATORY).
+# ctest-cost: 15
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need cmake make gcc clang++-19
 [ -e /usr/lib/llvm-19/lib/libomptarget.so ] || need libomptarget-19-is-missing

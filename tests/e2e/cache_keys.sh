@@ -10,6 +10,7 @@
 #   keeps the key: a relink with nothing changed, a tool touched (same
 #   bytes, new time), another working directory, another checkout of the
 #   same objects under --cache-base-dir (both hit the one local cache).
+# ctest-cost: 14
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc ar

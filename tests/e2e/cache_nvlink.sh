@@ -12,6 +12,7 @@
 #     link, so only the first argument reaches the device linker, under
 #     LLVM's wrapper too: compat.md.)
 # Link-only: no GPU needed.
+# ctest-cost: 14
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need_cuda ptxas nvlink fatbinary nvcc

@@ -11,6 +11,7 @@
 # The same for one group whose library changes between its key and its
 # own link (the key is computed up front; a step that runs first changes
 # it).
+# ctest-cost: 12
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need_cuda ptxas nvlink fatbinary nvcc

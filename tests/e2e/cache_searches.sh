@@ -12,6 +12,7 @@
 #    where it looked, so a link whose script searches is not stored, and
 #    the plan says why; a script naming absolute paths only stays cached.
 # Each relink's program is compared with what it must print.
+# ctest-cost: 14
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc ar

@@ -15,6 +15,7 @@
 # Then CACHE_FUZZ_ROUNDS (default 16) rounds change one input at random
 # (seed printed; CACHE_FUZZ_SEED repeats a run) and check that the cached
 # relink is byte for byte the program an uncached link gives.
+# ctest-cost: 45
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc ar cmp

@@ -16,6 +16,7 @@
 #     everything; now what cannot be removed is not counted (and space is
 #     counted by blocks), said once.  A shard the victim cannot write is
 #     said, not silently failed into.
+# ctest-cost: 14
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/servers.sh"

@@ -2,6 +2,7 @@
 # scripts/gpu-check.sh, which runs the GPU checks where a GPU is, keeps
 # building: its OpenMP and CUDA programs link through offlink and register
 # their sm_90 images under the stub.
+# ctest-cost: 12
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-19 clang++-19
 need_cuda ptxas nvlink fatbinary

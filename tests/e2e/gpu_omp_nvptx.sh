@@ -8,6 +8,7 @@
 # source declares.  LLVM's link of the same object registers the same.
 # A library pre-linked with -r for sm_90 links with plain gcc and
 # registers its cubin.
+# ctest-cost: 18
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"

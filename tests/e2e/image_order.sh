@@ -9,7 +9,10 @@
 # registration order) must come in the same order.  offlink's plan must
 # list that order too.
 #
-# ORDER_RELEASES (default "15 16 19 22") narrows the run.
+# ORDER_RELEASES (default "15 16 19 22") narrows the run; CTest runs one
+# test per release (OFFLINK_PART).
+# ctest-parts: 15 16 19 22
+# ctest-cost: 12
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need_cuda ptxas nvlink
 unset LIBRARY_PATH
@@ -85,7 +88,7 @@ link_case() {
 	echo "clang $N, $name: $(tr '\n' ',' <"$name.llvm.order" | sed 's/ ,/,/g; s/,$//')"
 }
 
-for N in ${ORDER_RELEASES:-15 16 19 22}; do
+for N in ${ORDER_RELEASES:-${OFFLINK_PART:-15 16 19 22}}; do
 	case $N in
 	19) OMPLIB=/usr/lib/llvm-19/lib ;;
 	*) OMPLIB=$DEPS/llvm$N-omp/usr/lib/llvm-$N/lib ;;

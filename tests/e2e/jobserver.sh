@@ -19,6 +19,7 @@
 # to), a FIFO the user may write but not read (the open hung): each link
 # warns once, runs with its own parallelism, and leaves the files as they
 # were.
+# ctest-cost: 17
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need make awk

@@ -8,6 +8,7 @@
 # and the registration is LLVM's, byte for byte; an output that is an
 # input is an error naming both; a large image is streamed, never held in
 # memory whole.
+# ctest-cost: 16
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-14 clang-22 clang-offload-wrapper-14 llvm-offload-binary-22 llvm-objcopy-19
 W22=/usr/lib/llvm-22/bin/llvm-offload-wrapper

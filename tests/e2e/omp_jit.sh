@@ -12,6 +12,7 @@
 # offlink's fail alike at the first target region, so nothing is run.)
 #
 # JIT_RELEASES (default "16 19 22") narrows the run.
+# ctest-cost: 11
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 unset LIBRARY_PATH
 

@@ -4,6 +4,7 @@
 # (here 25k -L directories, 3.3 MB) failed with "Argument list too long".
 # Long argument lists now go to clang, ld.lld, objcopy and the host linker
 # in a response file; the program links and runs.
+# ctest-cost: 10
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 

@@ -13,6 +13,7 @@
 # each, once the watchdog is done, nothing may be left beside the output,
 # in the cache directory or in TMPDIR, and an output, if there is one, is
 # the whole program.
+# ctest-cost: 28
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need strace ld

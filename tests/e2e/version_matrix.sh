@@ -12,15 +12,18 @@
 # -v of a link must show that release's tools only.
 #
 # MATRIX_RELEASES (default "14 15 16 19 22") and MATRIX_CELLS (default: all)
-# narrow the run.  Needs the releases' clang, clang-tools, lld and the
-# OpenMP runtimes install-deps.sh unpacks under deps/.
+# narrow the run; CTest runs one test per release (OFFLINK_PART).  Needs
+# the releases' clang, clang-tools, lld and the OpenMP runtimes
+# install-deps.sh unpacks under deps/.
+# ctest-parts: 14 15 16 19 22
+# ctest-cost: 20
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need ar gcc
 
 M=$OFFLINK_SRC/tests/e2e/matrix
 DEPS=$OFFLINK_SRC/deps
-releases=${MATRIX_RELEASES:-14 15 16 19 22}
+releases=${MATRIX_RELEASES:-${OFFLINK_PART:-14 15 16 19 22}}
 cells=${MATRIX_CELLS:-one twotu globals ctor staticlib reloc lto nvptx nvptxlto cuda hip hipwhole}
 unset LIBRARY_PATH   # (CUDA images set it; it would add -L to every link)
 

@@ -422,13 +422,97 @@ static bool managed_refused(const struct wo_input *in)
 	return false;
 }
 
+/* The harmless builds' symbols, by shape: the harmless input keeps only
+ * the shape of the hostile one (the kind and form, HIP or CUDA, the entry
+ * layout, how many images and which have an arch, how many managed
+ * variables: of these, what the kind's generator reads), so cases of
+ * one shape share one harmless object, compiled
+ * once per clang.  The first of each shape is compiled as before; the
+ * rest take its symbols (the check compares symbols only). */
+struct shape_memo {
+	char *key;
+	struct symset syms;
+};
+static struct shape_memo *memo;
+static size_t nmemo;
+
+static char *shape_key(enum which k, bool assembly, const struct wo_input *h, const char *clang)
+{
+	struct ol_buf b = { 0 };
+
+	/* (what generate() reads of each kind: OpenMP the images, CUDA and
+	 * HIP the managed variables) */
+	if (ol_buf_printf(&b, "%d %d %d ", (int)k, assembly, h->new_entries))
+		goto fail;
+	if (k == CUDA_HIP && ol_buf_printf(&b, "%d %zu", h->hip, h->nmanaged))
+		goto fail;
+	for (size_t i = 0; k == OPENMP && i < h->nimages; i++)
+		if (ol_buf_puts(&b, h->arch[i][0] ? "a" : "-"))
+			goto fail;
+	if (ol_buf_puts(&b, " ") || ol_buf_puts(&b, clang))
+		goto fail;
+	return (char *)b.data;
+fail:
+	ol_buf_free(&b);
+	return NULL;
+}
+
+static int symset_copy(const struct symset *from, struct symset *to)
+{
+	to->v = calloc(from->n ? from->n : 1, sizeof(*to->v));
+	to->n = 0;
+	if (!to->v)
+		return -1;
+	for (; to->n < from->n; to->n++)
+		if (!(to->v[to->n] = strdup(from->v[to->n])))
+			return -1;
+	return 0;
+}
+
+/* The symbols of the harmless build h: from the memo, or built in dir. */
+static int harmless_symbols(enum which k, bool assembly, const struct wo_input *h,
+			    const char *dir, const char *clang, const char *hstem,
+			    struct symset *out, char *why, size_t len)
+{
+	char *key = shape_key(k, assembly, h, clang);
+	struct shape_memo *grown;
+	struct object base;
+	int rc;
+
+	if (!key)
+		return failf(why, len, "out of memory");
+	for (size_t i = 0; i < nmemo; i++)
+		if (strcmp(memo[i].key, key) == 0) {
+			free(key);
+			return symset_copy(&memo[i].syms, out) ? failf(why, len, "out of memory") : 0;
+		}
+	if (build(k, assembly, h, dir, clang, hstem, &base, why, len)) {
+		free(key);
+		return 1;
+	}
+	rc = read_symbols(&base, out);
+	close_object(&base);
+	if (rc || !(grown = realloc(memo, (nmemo + 1) * sizeof(*memo)))) {
+		free(key);
+		return failf(why, len, "%s: cannot read the symbols", hstem);
+	}
+	memo = grown;
+	memo[nmemo].key = key;
+	if (symset_copy(out, &memo[nmemo].syms)) {
+		free(key);
+		return failf(why, len, "out of memory");
+	}
+	nmemo++;
+	return 0;
+}
+
 static int check_one(enum which k, bool assembly, const struct wo_input *in, const char *dir,
 		     const char *clang, char *why, size_t len)
 {
 	char stem[32];
 	char names[WO_MAX_MANAGED][2][32], hstem[48];
 	struct wo_input h;
-	struct object got, base;
+	struct object got;
 	struct symset sgot = { 0 }, sbase = { 0 }, want = { 0 };
 	int rc;
 
@@ -436,15 +520,16 @@ static int check_one(enum which k, bool assembly, const struct wo_input *in, con
 		 assembly ? "-asm" : "");
 	harmless(in, &h, names);
 	snprintf(hstem, sizeof(hstem), "%s-harmless", stem);
-	if (build(k, assembly, &h, dir, clang, hstem, &base, why, len))
-		return 1;
-	rc = build(k, assembly, in, dir, clang, stem, &got, why, len);
-	if (rc) {
-		close_object(&base);
+	if (harmless_symbols(k, assembly, &h, dir, clang, hstem, &sbase, why, len)) {
+		symset_free(&sbase);
 		return 1;
 	}
-	rc = read_symbols(&got, &sgot) || read_symbols(&base, &sbase) ||
-	     expected_symbols(&sbase, in, names, &want)
+	rc = build(k, assembly, in, dir, clang, stem, &got, why, len);
+	if (rc) {
+		symset_free(&sbase);
+		return 1;
+	}
+	rc = read_symbols(&got, &sgot) || expected_symbols(&sbase, in, names, &want)
 		     ? failf(why, len, "%s: cannot read the symbols", stem)
 		     : compare_symbols(&want, &sgot, stem, why, len);
 	if (!rc)
@@ -454,7 +539,6 @@ static int check_one(enum which k, bool assembly, const struct wo_input *in, con
 	symset_free(&sbase);
 	symset_free(&want);
 	close_object(&got);
-	close_object(&base);
 	return rc;
 }
 
