@@ -34,7 +34,7 @@ export OFFLINK_CLANG=$T/bin/clang PATH=$T/bin:$PATH
 key() {
 	local name=$1
 	shift
-	clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o -Xoffload-linker -L"$T/lib" \
+	clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o -Xoffload-linker -L"$T/lib" "${STUBLINK[@]}" \
 		-Wl,--device-linker=@"$T/dev.rsp" "$@" -o "$name" -Wl,--wrapper-verbose 2>"$name.v" ||
 		fail "link of $name: $(grep -v '^offlink:  ' "$name.v" | tail -3)"
 	grep -o 'device-link cache [a-z]*.*(key [0-9a-f]\{16\}' "$name.v" | head -1 | grep -o '[0-9a-f]\{16\}$' ||
@@ -91,7 +91,7 @@ cp k.saved k.o
 
 # another working directory (the paths given absolute): the same key
 cp k.o hostdev.o other/
-keeps "$k0" "$(cd other && clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o -Xoffload-linker -L"$T/lib" \
+keeps "$k0" "$(cd other && clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o -Xoffload-linker -L"$T/lib" "${STUBLINK[@]}" \
 	-Wl,--device-linker=@"$T/dev.rsp" -o cwd -Wl,--wrapper-verbose 2>cwd.v &&
 	grep -o '(key [0-9a-f]\{16\}' cwd.v | head -1 | grep -o '[0-9a-f]\{16\}$')" "another working directory"
 
@@ -104,7 +104,7 @@ for c in one two; do
 done
 checkout() { # DIR NAME
 	(cd "co/$1" && OFFLINK_CACHE_BASE_DIR=$T/co clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o \
-		-Xoffload-linker -L"$T/co/$1/lib" -Xoffload-linker -ldev -o "$2" -Wl,--wrapper-verbose 2>"$2.v") ||
+		-Xoffload-linker -L"$T/co/$1/lib" -Xoffload-linker -ldev "${STUBLINK[@]}" -o "$2" -Wl,--wrapper-verbose 2>"$2.v") ||
 		fail "checkout $1: link failed"
 }
 checkout one first

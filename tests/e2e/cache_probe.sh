@@ -32,7 +32,7 @@ export PATH=$T/bin1:$T/bin2:$PATH
 link() { # NAME [DIR]: link through offlink with -v, run
 	local name=$1 dir=${2:-$T}
 	(cd "$dir" && clang-19 "${OMP[@]}" -B "$COMPAT" "$T/k.o" "$T/hostdev.o" -Xoffload-linker -L"$T/lib" \
-		-Xoffload-linker -ldev -o "$name" -Wl,--wrapper-verbose 2>"$name.v") ||
+		-Xoffload-linker -ldev "${STUBLINK[@]}" -o "$name" -Wl,--wrapper-verbose 2>"$name.v") ||
 		fail "link of $name: $(grep -v '^offlink:  ' "$dir/$name.v" | tail -3)"
 	(cd "$dir" && run "$name")
 }

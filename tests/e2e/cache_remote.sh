@@ -55,7 +55,7 @@ build() {
 	shift 3
 	(cd "$T/$c/proj" &&
 		OFFLINK_CACHE_DIR=$T/$c/cache clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o \
-			-Xoffload-linker -L"$T/$c/proj/lib" -Xoffload-linker -ldev -o "$name" \
+			-Xoffload-linker -L"$T/$c/proj/lib" -Xoffload-linker -ldev "${STUBLINK[@]}" -o "$name" \
 			-Wl,--cache-remote="$remote" -Wl,--wrapper-verbose "$@" 2>"$name.v") ||
 		fail "$c: link of $name: $(grep -v '^offlink:  ' "$T/$c/proj/$name.v" | tail -3)"
 	(cd "$T/$c/proj" && run "$name")

@@ -33,7 +33,7 @@ link() {
 	shift 2
 	rm -rf "$T/lc"
 	env OFFLINK_CACHE_DIR="$T/lc" "$@" timeout 60 clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o \
-		-Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev -Wl,--cache-remote="$remote" \
+		-Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev "${STUBLINK[@]}" -Wl,--cache-remote="$remote" \
 		-o "$name" -Wl,--wrapper-verbose 2>"$name.v"
 	local st=$?
 	[ $st = 124 ] && fail "$name: the link hung (still running after 60 s)"

@@ -47,7 +47,7 @@ mkdir -m 1777 "$S"
 link() { # OUT OBJ ARGS...
 	local out=$1 obj=$2
 	shift 2
-	clang-19 "${OMP[@]}" -B "$COMPAT" main.o "$obj" "$@" -o "$out" -Wl,--wrapper-verbose 2>"$out.v" ||
+	clang-19 "${OMP[@]}" -B "$COMPAT" main.o "$obj" "$@" "${STUBLINK[@]}" -o "$out" -Wl,--wrapper-verbose 2>"$out.v" ||
 		fail "link of $out: $(grep -v '^offlink:  ' "$out.v" | tail -3)"
 	run "$out"
 }

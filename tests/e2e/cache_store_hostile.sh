@@ -122,7 +122,7 @@ for d in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
 done
 sleep 0.5
 export OFFLINK_CACHE_DIR=$S OFFLINK_CACHE_SHARED=1 OFFLINK_CACHE_SECRET_FILE=$T/secret
-DEV=(-Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev)
+DEV=(-Xoffload-linker -L"$T/lib" -Xoffload-linker -ldev "${STUBLINK[@]}")
 timeout 60 clang-19 "${OMP[@]}" -B "$COMPAT" k.o hostdev.o "${DEV[@]}" -o l8 -Wl,--wrapper-verbose 2>l8.v ||
 	fail "a link with every statistics lock held by another user did not finish (exit $?)"
 [ "$(grep -c "locked by another process" l8.v)" = 1 ] || fail "expected one warning about the locks: $(grep -c 'locked by' l8.v)"

@@ -40,7 +40,7 @@ cc -c main.c -o main.o
 link() {
 	local out=$1
 	shift
-	clang-19 "${OMP[@]}" -B "$COMPAT" "$@" -o "$out" -Wl,--wrapper-verbose 2>"$out.v" ||
+	clang-19 "${OMP[@]}" -B "$COMPAT" "$@" "${STUBLINK[@]}" -o "$out" -Wl,--wrapper-verbose 2>"$out.v" ||
 		fail "link of $out: $(grep -v '^offlink:  ' "$out.v" | tail -3)"
 }
 # (the cache's own probe, clang ... -###, runs on a hit too: it is not a link)
@@ -149,18 +149,15 @@ sed 's/[0-9] \* x/7 * x/' k.c >k2.c
 cmp -s k.c k2.c && fail "k2.c is k.c"
 cc -c k2.c -o k2.o
 # (offlink run directly, with the command line clang would give it, and
-# the stub's libomptarget first in the search: the rounds test offlink and
-# its cache, not the clang driver's start-up or GNU ld reading libLLVM,
-# which the real libomptarget needs, for every link)
-. "$OFFLINK_SRC/tests/lib/stub.sh"
-FAST=(-L"$STUBDIR")
-OFFLINK_CACHE_DIR=off link refA main.o k.o "${FAST[@]}"
-OFFLINK_CACHE_DIR=off link refB main.o k2.o "${FAST[@]}"
+# the stub's libomptarget first in the search, as in every link here: the
+# rounds test offlink and its cache, not the clang driver's start-up)
+OFFLINK_CACHE_DIR=off link refA main.o k.o
+OFFLINK_CACHE_DIR=off link refB main.o k2.o
 for j in 0 1 2 3 4 5 6 7; do
 	for p in A B; do
 		objs=(main.o k.o)
 		[ $p = B ] && objs=(main.o k2.o)
-		line=$(clang-19 "${OMP[@]}" -B "$COMPAT" "${objs[@]}" "${FAST[@]}" -o par$j -### 2>&1 |
+		line=$(clang-19 "${OMP[@]}" -B "$COMPAT" "${objs[@]}" "${STUBLINK[@]}" -o par$j -### 2>&1 |
 			grep -F '/clang-linker-wrapper"') || fail "no wrapper command from clang -###"
 		echo "$line" >line$p$j
 	done

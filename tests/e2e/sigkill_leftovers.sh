@@ -35,8 +35,12 @@ cc -c k.c -o k.o
 # take long enough for random kills to land in them.
 head -c $((32 << 20)) /dev/urandom >blob
 check "blob.o" ld -r -b binary blob -o blob.o
-# offlink's command line, as clang-19 runs it.
-line=$(clang-19 "${OMP[@]}" -B "$COMPAT" k.o -Xoffload-linker "$T/blob.o" -o out/prog -### 2>&1 |
+# offlink's command line, as clang-19 runs it, the runtime stub's
+# libomptarget first in the search: it has the real one's soname, so the
+# program runs on the real one, and GNU ld does not read libLLVM (the real
+# one's dependency) in each of the 27 links, which kept them long.
+. "$OFFLINK_SRC/tests/lib/stub.sh"
+line=$(clang-19 "${OMP[@]}" -B "$COMPAT" k.o -Xoffload-linker "$T/blob.o" -L"$STUBDIR" -o out/prog -### 2>&1 |
 	grep -F '/clang-linker-wrapper"') || fail "no wrapper command in clang's -###"
 eval "WRAP=($line)"
 WRAP[0]=$BIN/offlink

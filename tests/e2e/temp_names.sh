@@ -47,9 +47,9 @@ mkdir victim out
 ln -s "$T/victim" out/prog.offlink-temps   # the old fixed name, planted
 for round in $(seq 1 12); do
 	rm -rf out/prog out/prog.offlink-temps.*
-	clang++-19 "${OMP[@]}" -B "$COMPAT" one.o -Xlinker --save-temps -o out/prog 2>one.err &
+	clang++-19 "${OMP[@]}" -B "$COMPAT" one.o "${STUBLINK[@]}" -Xlinker --save-temps -o out/prog 2>one.err &
 	p1=$!
-	clang++-19 "${OMP[@]}" -B "$COMPAT" two.o -Xlinker --save-temps -o out/prog 2>two.err &
+	clang++-19 "${OMP[@]}" -B "$COMPAT" two.o "${STUBLINK[@]}" -Xlinker --save-temps -o out/prog 2>two.err &
 	p2=$!
 	wait $p1 || fail "round $round: link one failed: $(cat one.err)"
 	wait $p2 || fail "round $round: link two failed: $(cat two.err)"
