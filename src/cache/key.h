@@ -47,6 +47,9 @@ struct ol_key {
 	struct ol_strvec *verbatim;
 	char uncacheable[320];    /* why not, set by the first ingredient that
 				   * cannot be named: no caching; "" */
+	bool whole_env;           /* the whole environment is in (environment.h) */
+	bool opaque;              /* a program the recorder cannot see into: a
+				   * static executable, or one a script names */
 };
 
 void ol_key_init(struct ol_key *k, const char *domain);

@@ -82,6 +82,7 @@ static void key_probe(struct ol_link *l, struct ol_group *g, const char *program
 
 	ol_dc_key_init(l, &k, NULL, "offlink what clang runs 1");
 	ol_key_program(&k, "clang", program);
+	g->probe_opaque = k.opaque;
 	ol_key_tool_env(&k);
 	ol_key_driver_args(&k, c->argv.v, c->argv.n);
 	ol_key_final(&k, g->probe_key);
@@ -197,6 +198,11 @@ bool ol_dc_known_answer(struct ol_link *l, struct ol_group *g, bool *seen)
 	bool found = false;
 
 	*seen = false;
+	if (g->probe_opaque) {
+		/* what it looked at is unknown: asked now, every link */
+		*seen = true;
+		return false;
+	}
 	if (!ol_dc_probe_memo(l, g, &m))
 		return false;
 	*seen = m.n > 0;

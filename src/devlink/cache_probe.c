@@ -152,7 +152,9 @@ bool ol_dc_read_probe(struct ol_link *l, struct ol_group *g, const char **why)
 	*why = "clang did not say what it runs";
 	if (g->linker.n && g->facts.n)
 		return true; /* (read already) */
-	if (!g->probe_log || ol_map_file(g->probe_log, &log, &d))
+	/* (a clang the recorder is not loaded into writes no record: its
+	 * -### alone says what it runs) */
+	if (!g->probe_log || (ol_map_file(g->probe_log, &log, &d) && !g->probe_opaque))
 		goto out;
 	if (!recorded_command(l, g, &log, &count)) {
 		if (count > 1) {
@@ -192,6 +194,8 @@ void ol_dc_store_answer(struct ol_link *l, struct ol_group *g)
 	struct ol_buf b = { 0 };
 	uint8_t key[32];
 
+	if (g->probe_opaque)
+		return; /* (no facts to hold it to: never remembered) */
 	if (!ol_dc_probe_memo(l, g, &m))
 		memset(&m, 0, sizeof(m));
 	struct ol_pathform f = ol_dc_form(l);

@@ -172,6 +172,9 @@ struct ol_group {
 	char *probe_log, *probe_out;
 	double probe_time;           /* when the probe started (coarse clock) */
 	bool probe_ran;
+	bool probe_opaque;           /* clang is a program the recorder cannot see
+				      * into (static): its answer is asked each
+				      * link, never remembered */
 };
 
 /* The LLVM release the link follows (llvm_release.c). */
