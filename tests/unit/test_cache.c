@@ -20,6 +20,7 @@
 #include "cache/clang_jobs.h"
 #include "cache/depfile.h"
 #include "cache/entry.h"
+#include "cache/environment.h"
 #include "cache/filedigest.h"
 #include "cache/key.h"
 #include "cache/facts.h"
@@ -29,6 +30,7 @@
 #include "cache/manifest.h"
 #include "cache/pathform.h"
 #include "cache/probe_memo.h"
+#include "cache/program.h"
 #include "cache/remote.h"
 #include "cache/toolargs.h"
 #include <xxhash.h>
@@ -625,6 +627,82 @@ static void program_digest_is_xxh3_of_content(void **state)
 	}
 }
 
+/* The key of the program at path, in a fresh key. */
+static void program_key(const char *path, uint8_t out[OL_DIGEST_SIZE], bool *opaque)
+{
+	struct ol_key k = { 0 };
+
+	forget_files();
+	k.files = &files;
+	ol_key_init(&k, "test");
+	ol_key_program(&k, "program", path);
+	assert_string_equal(k.uncacheable, "");
+	*opaque = k.opaque;
+	ol_key_final(&k, out);
+	ol_key_free(&k);
+}
+
+/* A script's key holds the environment (but what is left out), its
+ * interpreter and the files its text names; a dynamic program's does not
+ * hold the environment. */
+static void script_keys_environment(void **state)
+{
+	uint8_t a[OL_DIGEST_SIZE], b[OL_DIGEST_SIZE];
+	bool opaque;
+	FILE *fp;
+
+	(void)state;
+	assert_non_null(fp = fopen("tool", "w"));
+	fprintf(fp, "#!/bin/sh\nexec %s/real \"$@\" $TOOL_FLAGS\n", dir);
+	fclose(fp);
+	assert_non_null(fp = fopen("real", "w"));
+	fprintf(fp, "one\n");
+	fclose(fp);
+	assert_int_equal(chmod("tool", 0755), 0);
+	setenv("TOOL_FLAGS", "-x", 1);
+	program_key("tool", a, &opaque);
+	assert_false(opaque);
+	program_key("tool", b, &opaque);
+	assert_memory_equal(a, b, OL_DIGEST_SIZE);
+	setenv("TOOL_FLAGS", "-y", 1);
+	program_key("tool", b, &opaque);
+	assert_memory_not_equal(a, b, OL_DIGEST_SIZE);
+	setenv("TOOL_FLAGS", "-x", 1);
+	/* what is left out, and what the user leaves out */
+	setenv("MAKEFLAGS", "-j3 --jobserver-auth=3,4", 1);
+	setenv("OLDPWD", "/elsewhere", 1);
+	setenv("OFFLINK_CACHE_ENV_IGNORE", "MINE_* ,JOB", 1);
+	setenv("MINE_ONE", "1", 1);
+	setenv("JOB", "7", 1);
+	program_key("tool", b, &opaque);
+	assert_memory_equal(a, b, OL_DIGEST_SIZE);
+	unsetenv("OFFLINK_CACHE_ENV_IGNORE");
+	program_key("tool", b, &opaque);
+	assert_memory_not_equal(a, b, OL_DIGEST_SIZE);
+	unsetenv("MINE_ONE");
+	unsetenv("JOB");
+	program_key("tool", b, &opaque);
+	assert_memory_equal(a, b, OL_DIGEST_SIZE);
+	/* the file the script names, changed */
+	assert_non_null(fp = fopen("real", "w"));
+	fprintf(fp, "two\n");
+	fclose(fp);
+	program_key("tool", b, &opaque);
+	assert_memory_not_equal(a, b, OL_DIGEST_SIZE);
+	/* a dynamic program: the environment is not its */
+	program_key("/bin/true", a, &opaque);
+	assert_false(opaque);
+	setenv("TOOL_FLAGS", "-z", 1);
+	program_key("/bin/true", b, &opaque);
+	assert_memory_equal(a, b, OL_DIGEST_SIZE);
+	unsetenv("TOOL_FLAGS");
+	unsetenv("MAKEFLAGS");
+	assert_true(ol_env_ignored("SSH_AUTH_SOCK"));
+	assert_true(ol_env_ignored("OFFLINK_CACHE_DIR"));
+	assert_false(ol_env_ignored("NIX_LDFLAGS"));
+	assert_false(ol_env_ignored("SSH"));
+}
+
 /* The names in dir, not counting . and .. */
 static int count_entries(const char *path)
 {
@@ -786,6 +864,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(program_digested_ahead, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(memo_written_at_flush, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(counts_written_at_flush, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(script_keys_environment, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
