@@ -100,6 +100,7 @@ enum ol_err ol_plan_link_and_optimise(struct ol_link *l, struct ol_group *g,
  * driver, so each value is read for what it means to the link. */
 struct gpu_flags {
 	const char *opt;          /* "0".."3" */
+	bool opt_given;           /* by --opt-level or --device-compiler=-O */
 	bool debug;
 	const char *partitions;   /* -flto-partitions=N, or NULL */
 };

@@ -28,6 +28,7 @@ void ol_gpu_flags(struct ol_link *l, const struct ol_group *g, struct gpu_flags 
 						  "--cuda-path=", "-flto=", "-save-temps=", NULL };
 
 	f->opt = opt_digit_of(ol_arena_printf(&l->arena, "-O%s", l->opt.opt_level));
+	f->opt_given = f->opt && l->opt.opt_level_given;
 	f->debug = l->opt.device_debug;
 	f->partitions = NULL;
 	for (size_t i = 0; i < l->opt.device_compiler.n; i++) {
@@ -38,6 +39,7 @@ void ol_gpu_flags(struct ol_link *l, const struct ol_group *g, struct gpu_flags 
 			continue;
 		if ((d = opt_digit_of(v))) {
 			f->opt = d;
+			f->opt_given = true;
 			continue;
 		}
 		if (strncmp(v, "-g", 2) == 0) {

@@ -44,11 +44,49 @@ static const char *ptx_feature(struct ol_link *l, const struct ol_group *g)
 	return best ? ol_arena_printf(&l->arena, "+ptx%d", best) : NULL;
 }
 
+/* Debug information, each release's way (docs/compat.md, "Debug
+ * information on NVPTX").  ptxas refuses -g beside any optimisation
+ * ("Optimized debugging not supported"), so a debug build is either
+ * optimised with line information only, or not optimised with all of it.
+ *   15 to 19: clang's rule for ptxas (Cuda.cpp), which 16 and 19 meet by
+ *     running clang on the LTO's PTX with the explicit -O<level> (2 unless
+ *     given): -O0 and debug: -g --dont-merge-basicblocks --return-at-end;
+ *     a level above 0: -O<n> -lineinfo.  nvlink and the LTO get -g with
+ *     the first only (15 gives nvlink -g whenever debug, as it did; its
+ *     ptxas took -g beside -O and stopped: offlink follows clang's rule).
+ *   20 on: clang passes -g to clang-nvlink-wrapper only when the level is
+ *     0 or not given, and the wrapper then runs ptxas -O0 -g; a level
+ *     given above 0 drops the debug flags (no -lineinfo). */
+struct nv_debug {
+	bool full;        /* ptxas -g (not optimised), the LTO -g */
+	bool lineinfo;    /* ptxas -lineinfo */
+	bool nvlink_g;    /* nvlink -g */
+};
+
+static struct nv_debug nv_debug_of(struct ol_link *l, const struct gpu_flags *f)
+{
+	struct nv_debug d = { 0 };
+	bool level0 = !strcmp(f->opt, "0");
+
+	if (!f->debug)
+		return d;
+	if (ol_llvm_at_least(l, 20)) {
+		d.full = level0 || !f->opt_given;
+		d.nvlink_g = d.full;
+		return d;
+	}
+	d.full = level0;
+	d.lineinfo = !level0;
+	d.nvlink_g = d.full || !ol_llvm_at_least(l, 16);
+	return d;
+}
+
 static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
 				 const struct gpu_flags *f, const char *ptxas,
 				 const char *in, const char *out)
 {
 	struct ol_cmd *c = ol_group_add_step(l, g, ptxas, "ptxas");
+	struct nv_debug dbg = nv_debug_of(l, f);
 
 	if (c)
 		c->tool = OL_TOOL_PTXAS;
@@ -56,11 +94,18 @@ static struct ol_cmd *ptxas_step(struct ol_link *l, struct ol_group *g,
 	if (!c)
 		return NULL;
 	ol_strvec_push(&c->argv, "-m64");
-	ol_strvec_pushf(&c->argv, "-O%s", f->opt);
+	if (!dbg.full || ol_llvm_at_least(l, 20))
+		ol_strvec_pushf(&c->argv, "-O%s", dbg.full ? "0" : f->opt);
 	ol_strvec_push(&c->argv, "--gpu-name");
 	ol_strvec_push(&c->argv, g->arch);
-	if (f->debug)
+	if (dbg.full)
 		ol_strvec_push(&c->argv, "-g");
+	if (dbg.full && !ol_llvm_at_least(l, 20)) {
+		ol_strvec_push(&c->argv, "--dont-merge-basicblocks");
+		ol_strvec_push(&c->argv, "--return-at-end");
+	}
+	if (dbg.lineinfo)
+		ol_strvec_push(&c->argv, "-lineinfo");
 	/* (ptxas reads no @file: one is read here, as for nvlink) */
 	for (size_t i = 0; i < l->opt.ptxas_args.n; i++) {
 		char *argv[1] = { l->opt.ptxas_args.v[i] };
@@ -109,7 +154,7 @@ static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 		ol_strvec_push(&c->argv, mllvm.v[i]);
 	}
 	ol_strvec_free(&mllvm);
-	if (f->debug)
+	if (nv_debug_of(l, f).full)
 		ol_strvec_push(&c->argv, "-g");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, out);
@@ -247,7 +292,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 	if (!ol_llvm_at_least(l, 16))
 		ol_strvec_push(&c->argv, "-m64");
 	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
-	if (f.debug)
+	if (nv_debug_of(l, &f).nvlink_g)
 		ol_strvec_push(&c->argv, "-g");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);

@@ -154,6 +154,7 @@ static enum ol_err finish_options(struct ol_link *l)
 		return OL_E_USAGE;
 	if (!l->opt.host_triple)
 		l->opt.host_triple = strdup(OFFLINK_DEFAULT_HOST_TRIPLE);
+	l->opt.opt_level_given = l->opt.opt_level != NULL;
 	if (!l->opt.opt_level)
 		l->opt.opt_level = strdup("2");
 	l->run.verbose = l->opt.verbose;

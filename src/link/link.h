@@ -219,6 +219,7 @@ struct ol_options {
 	char *linker_path;
 	char *host_triple;
 	char *opt_level;        /* "0".."3", "s", "z" */
+	bool opt_level_given;   /* by --opt-level, not the default 2 */
 	char *cuda_path;
 	char *time_trace;
 	char *llvm;             /* --llvm=<release or bin directory> */
