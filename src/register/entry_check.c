@@ -46,6 +46,10 @@
 #include "format/target_id.h"
 
 enum { CUDA_TYPE_MASK = 7, CUDA_SURFACE = 2, CUDA_TEXTURE = 3, CUDA_EXTERN = 8 };
+/* An OpenMP entry that records `#pragma omp requires` (19 on; 22 names it
+ * ".requires", 19 "", neither has an address): the runtime reads its
+ * flags, it names nothing on the device. */
+enum { OMP_REGISTER_REQUIRES = 0x10 };
 
 struct entry {
 	enum ob_offload_kind kind;
@@ -74,8 +78,14 @@ struct checker {
 
 /* ---- the entries ---- */
 
+/* Entries that name a kernel, target region or variable the device
+ * image defines.  Surveyed in 15 to 22, the others are: CUDA and HIP
+ * extern declarations, surfaces and textures; OpenMP's requires records
+ * (flags 0x10).  An entry with no name names nothing either. */
 static bool names_device_symbol(const struct ol_offload_entry *e)
 {
+	if (!e->name[0])
+		return false;
 	if (e->kind == OB_OFK_CUDA || e->kind == OB_OFK_HIP) {
 		unsigned type = e->flags & CUDA_TYPE_MASK;
 
@@ -83,7 +93,7 @@ static bool names_device_symbol(const struct ol_offload_entry *e)
 		 * textures are references the runtime binds, not symbols */
 		return !(e->flags & CUDA_EXTERN) && type != CUDA_SURFACE && type != CUDA_TEXTURE;
 	}
-	return e->kind == OB_OFK_OPENMP;
+	return e->kind == OB_OFK_OPENMP && !(e->flags & OMP_REGISTER_REQUIRES);
 }
 
 static enum ol_err on_entry(void *ctx, const struct ol_offload_entry *e, struct ol_diag *d)

@@ -129,4 +129,39 @@ contains hip.err "only the hip amdgcn-amd-amdhsa gfx908 image has it"
 clang-19 "${HLINK[@]}" -L. -lh2 -B "$COMPAT" -o hprog2 2>hip2.err || fail "HIP link (both): $(cat hip2.err)"
 [ "$(warnings hip2.err)" = 0 ] || fail "HIP, covered: warned: $(cat hip2.err)"
 echo "ok: HIP -fgpu-rdc: one warning for the gfx908-only library, none when it has gfx90a too"
+# Issue 32, item 6: entries that are no target region or variable are not
+# checked.  `#pragma omp requires unified_shared_memory` makes 19 and 22
+# emit a requires record among the entries (flags 0x10, no address; 22
+# names it ".requires"), 15 and 16 a constructor instead: no release's
+# program may warn, and each runs on its release's libomptarget.
+cat >req.c <<'C'
+#include <stdio.h>
+#pragma omp requires unified_shared_memory
+int main(void) {
+  int r = 0;
+#pragma omp target map(from: r)
+  r = 42;
+  printf("r=%d\n", r);
+  return 0;
+}
+C
+for N in 15 16 19 22; do
+	rt=$OFFLINK_SRC/deps/llvm$N-omp/usr/lib/llvm-$N/lib
+	[ $N = 19 ] && rt=/usr/lib/llvm-19/lib
+	if ! command -v clang-$N >/dev/null || [ ! -e "$rt/libomptarget.so" ]; then
+		[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "clang $N or its OpenMP runtime is missing"
+		echo "SKIP (part): clang $N"
+		continue
+	fi
+	req=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$(echo "$rt"/clang/$N*/include)")
+	check "compile req.c ($N)" clang-$N "${req[@]}" -c req.c -o req$N.o
+	clang-$N "${req[@]}" req$N.o -L"$rt" -B "$COMPAT" -o req$N 2>req$N.err ||
+		fail "clang $N: the requires program does not link: $(cat req$N.err)"
+	[ "$(warnings req$N.err)" = 0 ] || fail "clang $N: the requires record was checked: $(cat req$N.err)"
+	grep -qi warning req$N.err && fail "clang $N: a warning: $(cat req$N.err)"
+	LD_LIBRARY_PATH=$rt OMP_TARGET_OFFLOAD=MANDATORY ./req$N >req$N.out 2>req$N.rerr ||
+		fail "clang $N: the requires program failed: $(head -c 300 req$N.rerr)"
+	contains req$N.out "r=42"
+	echo "ok: clang $N: requires unified_shared_memory, no warning, runs"
+done
 echo "PASS: offload entries checked against the images"
