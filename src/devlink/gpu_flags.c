@@ -24,8 +24,12 @@ static const char *opt_digit_of(const char *v)
 
 void ol_gpu_flags(struct ol_link *l, const struct ol_group *g, struct gpu_flags *f)
 {
+	/* Arguments that change nothing a device link makes, in LLVM's link
+	 * as in offlink's: no warning (clang 22 gives every HIP link its
+	 * --rocm-path: the device libraries were linked at compile time). */
 	static const char *const no_meaning[] = { "-flto", "-fno-lto", "-v", "-save-temps",
-						  "--cuda-path=", "-flto=", "-save-temps=", NULL };
+						  "--cuda-path=", "-flto=", "-save-temps=",
+						  "--rocm-path=", "--hip-path=", NULL };
 
 	f->opt = opt_digit_of(ol_arena_printf(&l->arena, "-O%s", l->opt.opt_level));
 	f->opt_given = f->opt && l->opt.opt_level_given;

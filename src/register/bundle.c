@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/message.h"
+#include "link/llvm_release.h"
 #include "common/pieces.h"
 #include "link/tools.h"
 #include "format/bundle.h"
@@ -118,30 +119,41 @@ enum ol_err ol_plan_bundle(struct ol_link *l, struct ol_wrapper *w)
 
 /* ---- HIP bundle ---- */
 
+/* The IDs of the HIP bundle, as each release's wrapper names its entries
+ * and its bundler writes them (docs/compat.md, "HIP"): the host entry is a
+ * constant, whatever the host -- "host-x86_64-unknown-linux" up to 19,
+ * "host-x86_64-unknown-linux-gnu" from 20 --; the device entries are
+ * "hipv4-<triple>--<arch>" up to 16, "hip-..." after; the bundler of 15
+ * and 16 writes an ID as it is given, from 17 on in its standard form
+ * ("host-x86_64-unknown-linux--"). */
+static const char *hip_id(struct ol_link *l, const char *given, struct ol_diag *d)
+{
+	struct ol_bundle_id id;
+
+	if (ol_bundle_id_parse(given, strlen(given), &id, d))
+		return NULL;
+	return ol_llvm_at_least(l, 17) ? ol_arena_strdup(&l->arena, id.text) : given;
+}
+
 static enum ol_err hip_entries(struct ol_link *l, struct ol_wrapper *w,
 			       struct ol_map *maps, struct ol_bundle_entry *e,
 			       struct ol_diag *d)
 {
-	struct ol_bundle_id id;
-	/* With --emit-fatbin-only clang 22 passes the device triple as the
-	 * host triple; the host entry then names the machine's. */
-	char *host = ol_arena_printf(&l->arena, "host-%s",
-				     l->opt.emit_fatbin_only ? OFFLINK_DEFAULT_HOST_TRIPLE
-							     : l->opt.host_triple);
+	const char *host = hip_id(l, ol_llvm_at_least(l, 20) ? "host-x86_64-unknown-linux-gnu"
+							     : "host-x86_64-unknown-linux", d);
 
-	if (ol_bundle_id_parse(host, strlen(host), &id, d))
-		return d->code;
-	e[0] = (struct ol_bundle_entry){ ol_arena_strdup(&l->arena, id.text),
-					 strlen(id.text), (const uint8_t *)"", 0 };
+	if (!host)
+		return d->code ? d->code : OL_E_NOMEM;
+	e[0] = (struct ol_bundle_entry){ host, strlen(host), (const uint8_t *)"", 0 };
 	for (size_t i = 0; i < w->ngroups; i++) {
 		const struct ol_group *g = w->groups[i];
-		char *s = ol_arena_printf(&l->arena, "hip-%s-%s", g->triple, g->arch);
+		const char *id = hip_id(l, ol_arena_printf(&l->arena, "%s-%s--%s",
+							   ol_llvm_at_least(l, 17) ? "hip" : "hipv4",
+							   g->triple, g->arch), d);
 
-		if (ol_bundle_id_parse(s, strlen(s), &id, d) ||
-		    ol_map_file(g->image_path, &maps[i], d))
-			return d->code;
-		e[i + 1] = (struct ol_bundle_entry){ ol_arena_strdup(&l->arena, id.text),
-						     strlen(id.text), maps[i].data, maps[i].len };
+		if (!id || ol_map_file(g->image_path, &maps[i], d))
+			return d->code ? d->code : OL_E_NOMEM;
+		e[i + 1] = (struct ol_bundle_entry){ id, strlen(id), maps[i].data, maps[i].len };
 	}
 	return OL_OK;
 }
