@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "extract/elf_file.h"
+#include "format/bundle_seq.h"
 
 bool is_host_object(const uint8_t *p, size_t len)
 {
@@ -146,6 +147,55 @@ enum ol_err load_bundles(const struct bundler *b, const char *path,
 			return d->code;
 	}
 	return parse_ids(l, d);
+}
+
+enum ol_err load_sequence(const struct bundler *b, const char *path, struct bundle_seq *s,
+			  struct ol_diag *d)
+{
+	struct ol_bundle_span *spans = NULL;
+	size_t n = 0;
+	const uint8_t *p;
+
+	memset(s, 0, sizeof(*s));
+	if (ol_map_file_fd(path, &s->map, d))
+		return d->code;
+	p = s->map.data;
+	if (!ol_bundle_text_comment(b->type) &&
+	    !(((strcmp(b->type, "o") == 0 || strcmp(b->type, "a") == 0) &&
+	       is_host_object(p, s->map.len))) &&
+	    ol_bundle_spans(p, s->map.len, &spans, &n, d))
+		return d->code;
+	if (!(s->v = calloc(n ? n : 1, sizeof(*s->v)))) {
+		free(spans);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	if (!n) /* one: a text bundle, a host object, or no bundle at all */
+		spans = NULL;
+	for (size_t i = 0; i < (n ? n : 1); i++, s->n++) {
+		size_t off = n ? spans[i].offset : 0, len = n ? spans[i].size : s->map.len;
+
+		if (load_bundles(b, path, p + off, len, &s->v[i], d)) {
+			if (n > 1) {
+				ol_diag_prefix(d, "bundle %zu (at offset %zu)", i, off);
+				if (d->has_offset)
+					d->offset += off;
+			}
+			s->n++;
+			free(spans);
+			return d->code;
+		}
+	}
+	free(spans);
+	return OL_OK;
+}
+
+void bundle_seq_free(struct bundle_seq *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		loaded_free(&s->v[i]);
+	free(s->v);
+	ol_unmap(&s->map);
+	memset(s, 0, sizeof(*s));
 }
 
 void loaded_free(struct loaded *l)

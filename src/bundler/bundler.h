@@ -20,6 +20,7 @@ struct bundler {
 	struct ol_strvec targets, inputs, outputs;
 	bool unbundle, list, allow_missing, check_archive, compress;
 	bool verbose, hip_openmp, print_only, help, version;
+	bool each_bundle;       /* -each-bundle: every bundle of an input, not the first */
 	uint64_t align;
 	int level;              /* below -5: not given (zstd's 3 then) */
 	unsigned ccob_version;  /* written: 2 (LLVM 19) or 3 (22); 0 not chosen */
@@ -48,6 +49,19 @@ enum ol_err load_bundles(const struct bundler *b, const char *path,
 			 const uint8_t *p, size_t len, struct loaded *out,
 			 struct ol_diag *d);
 void loaded_free(struct loaded *l);
+
+/* Every bundle of the input file, in order (format/bundle_seq.h: a
+ * library's .hip_fatbin holds one per translation unit, back to back);
+ * a host object's sections, a text bundle, or a file with no bundle at
+ * all are one. */
+struct bundle_seq {
+	struct ol_map map;
+	struct loaded *v;
+	size_t n;
+};
+enum ol_err load_sequence(const struct bundler *b, const char *path, struct bundle_seq *s,
+			  struct ol_diag *d);
+void bundle_seq_free(struct bundle_seq *s);
 
 /* Target i's entry ID as the release writes it: LLVM 16 as given, later
  * releases in the standard form (host-x86_64-unknown-linux-gnu-). */

@@ -43,6 +43,11 @@ static const char usage_text[] =
 	"  -output=<f>, -outputs=<f,...>  output files\n"
 	"  -unbundle                 split a bundle into one file per target\n"
 	"  -list                     print the IDs of a bundle's entries\n"
+	"  -each-bundle              an input holding several bundles back to back (a\n"
+	"                            library's .hip_fatbin): -unbundle writes each\n"
+	"                            bundle's code object to <output>.<n>, -list prints\n"
+	"                            '<n> <id>' per entry (without it: the first bundle\n"
+	"                            holding each target; each ID once)\n"
 	"  -allow-missing-bundles    write empty outputs for targets not in the input\n"
 	"  -bundle-align=<n>         alignment of entries in binary bundles (default 1)\n"
 	"  -check-input-archive      reject archive members with conflicting target IDs\n"
@@ -182,6 +187,7 @@ static int parse_option(struct bundler *b, char **argv, size_t n, size_t *i)
 		{ "compress", offsetof(struct bundler, compress) },
 		{ "verbose", offsetof(struct bundler, verbose) },
 		{ "hip-openmp-compatible", offsetof(struct bundler, hip_openmp) },
+		{ "each-bundle", offsetof(struct bundler, each_bundle) },
 		{ "###", offsetof(struct bundler, print_only) },
 		{ "help", offsetof(struct bundler, help) },
 		{ "help-hidden", offsetof(struct bundler, help) },
@@ -558,20 +564,30 @@ static int missing_bundles(const struct bundler *b, const bool *matched)
 	return EXIT_ERROR;
 }
 
+/* Entry `entry` of l to target's output (with -each-bundle, to
+ * <output>.<seq>: seq is the bundle's place in the input). */
 static enum ol_err write_entry(const struct bundler *b, const struct loaded *l,
-			       size_t entry, size_t target, struct ol_diag *d)
+			       const struct ol_map *m, size_t entry, size_t target, size_t seq,
+			       struct ol_diag *d)
 {
 	const struct ol_bundle_entry *e = &l->bundle.entries[entry];
+	char *out = b->each_bundle ? NULL : b->outputs.v[target];
+	enum ol_err rc;
 
+	if (!out && asprintf(&out, "%s.%zu", b->outputs.v[target], seq) < 0)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	/* A host object's own entry (one zero byte) is the object itself. */
 	if (l->object && e->size == 1 && e->data[0] == 0)
-		return strip_object(b, b->inputs.v[0], l, b->outputs.v[target], d);
-	return ol_write_from_map(b->outputs.v[target], l->map.data ? &l->map : NULL, e->data,
-				 (size_t)e->size, d);
+		rc = strip_object(b, b->inputs.v[0], l, out, d);
+	else
+		rc = ol_write_from_map(out, m, e->data, (size_t)e->size, d);
+	if (b->each_bundle)
+		free(out);
+	return rc;
 }
 
 static int fill_missing(const struct bundler *b, const struct loaded *l,
-			const bool *matched, bool none_matched)
+			const struct ol_map *m, const bool *matched, bool none_matched)
 {
 	struct ol_diag d;
 
@@ -586,8 +602,8 @@ static int fill_missing(const struct bundler *b, const struct loaded *l,
 				   b->inputs.v[0], b->ids[t].text);
 		/* Nothing matched at all: the input is taken as host-only. */
 		if (none_matched && ol_bundle_id_is_host(&b->ids[t])) {
-			if (ol_write_file_atomic(b->outputs.v[t], l->map.data ? l->map.data : l->data,
-						 l->map.data ? l->map.len : l->len, &d))
+			if (ol_write_file_atomic(b->outputs.v[t], m->data ? m->data : l->data,
+						 m->data ? m->len : l->len, &d))
 				return fail(&d);
 		} else if (ol_write_file_atomic(b->outputs.v[t], "", 0, &d)) {
 			return fail(&d);
@@ -599,63 +615,99 @@ static int fill_missing(const struct bundler *b, const struct loaded *l,
 static int unbundle_file(struct bundler *b)
 {
 	bool *matched = calloc(b->nids, sizeof(*matched)), any = false, all = true;
-	struct loaded l;
+	bool *taken = calloc(b->nids, sizeof(*taken));
+	struct bundle_seq seq = { 0 };
 	struct ol_diag d;
 	int rc = EXIT_OK;
 
 	ol_diag_clear(&d);
-	if (!matched)
+	if (!matched || !taken) {
+		free(matched);
+		free(taken);
 		return usage_error("out of memory");
+	}
 	if (count_hosts(b) > 1) {
+		free(taken);
 		free(matched);
 		fprintf(stderr, "%s: error: expecting at most one host target but got %zu\n",
 			tool, count_hosts(b));
 		return EXIT_ERROR;
 	}
-	if (load_bundles(b, b->inputs.v[0], NULL, 0, &l, &d)) {
+	if (load_sequence(b, b->inputs.v[0], &seq, &d)) {
 		ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
 		rc = fail(&d);
 		goto done;
 	}
-	/* Each entry goes to the first compatible target still waiting. */
-	for (size_t i = 0; i < l.bundle.n; i++)
-		for (size_t t = 0; t < b->nids; t++)
-			if (!matched[t] && ol_bundle_id_compatible(&l.ids[i], &b->ids[t], b->hip_openmp)) {
-				if (write_entry(b, &l, i, t, &d)) {
-					rc = fail(&d);
-					goto done;
+	/* In each bundle, in order, each entry goes to the first compatible
+	 * target still waiting: a target comes from the first bundle holding
+	 * it, or with -each-bundle from every one. */
+	for (size_t k = 0; k < seq.n; k++) {
+		const struct loaded *l = &seq.v[k];
+		bool *here = b->each_bundle ? taken : matched;
+
+		if (b->each_bundle)
+			memset(taken, 0, b->nids * sizeof(*taken));
+		for (size_t i = 0; i < l->bundle.n; i++)
+			for (size_t t = 0; t < b->nids; t++)
+				if (!here[t] && ol_bundle_id_compatible(&l->ids[i], &b->ids[t],
+									b->hip_openmp)) {
+					if (write_entry(b, l, &seq.map, i, t, k, &d)) {
+						rc = fail(&d);
+						goto done;
+					}
+					here[t] = matched[t] = any = true;
+					break;
 				}
-				matched[t] = any = true;
-				break;
-			}
+	}
 	for (size_t t = 0; t < b->nids; t++)
 		all &= matched[t];
 	if (!all)
-		rc = b->allow_missing ? fill_missing(b, &l, matched, !any)
+		rc = b->allow_missing ? fill_missing(b, &seq.v[0], &seq.map, matched, !any)
 				      : missing_bundles(b, matched);
 done:
-	loaded_free(&l);
+	bundle_seq_free(&seq);
 	free(matched);
+	free(taken);
 	return rc;
 }
 
+/* The IDs of every bundle of the input: each once, in the order first
+ * seen (one bundle: its entries' order, as LLVM lists it); with
+ * -each-bundle, "<n> <id>" for every entry of bundle n. */
 static int list_file(struct bundler *b)
 {
-	struct loaded l;
+	struct bundle_seq seq;
+	struct ol_strmap seen = { 0 };
 	struct ol_diag d;
+	int rc = EXIT_OK;
 
 	ol_diag_clear(&d);
 	if (strcmp(b->type, "a") == 0)
 		return EXIT_OK; /* as LLVM 19: archives list nothing */
-	if (load_bundles(b, b->inputs.v[0], NULL, 0, &l, &d)) {
+	if (load_sequence(b, b->inputs.v[0], &seq, &d)) {
 		ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
-		loaded_free(&l);
+		bundle_seq_free(&seq);
 		return fail(&d);
 	}
-	for (size_t i = 0; i < l.bundle.n; i++)
-		printf("%.*s\n", (int)l.bundle.entries[i].id_len, l.bundle.entries[i].id);
-	loaded_free(&l);
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_ERROR;
+	for (size_t k = 0; k < seq.n && !rc; k++)
+		for (size_t i = 0; i < seq.v[k].bundle.n && !rc; i++) {
+			const struct ol_bundle_entry *e = &seq.v[k].bundle.entries[i];
+			uintptr_t *v;
+
+			if (b->each_bundle) {
+				printf("%zu %.*s\n", k, (int)e->id_len, e->id);
+				continue;
+			}
+			if (!(v = ol_strmap_put(&seen, e->id, e->id_len)))
+				rc = usage_error("out of memory");
+			else if (!*v)
+				printf("%.*s\n", (int)e->id_len, e->id);
+			if (v)
+				*v = 1;
+		}
+	ol_strmap_free(&seen);
+	bundle_seq_free(&seq);
+	return fflush(stdout) == 0 ? rc : EXIT_ERROR;
 }
 
 static int run(struct bundler *b, struct ol_strvec *args)

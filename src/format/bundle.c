@@ -144,6 +144,27 @@ enum ol_err ol_bundle_decode_binary(const uint8_t *p, size_t len,
 	return OL_OK;
 }
 
+enum ol_err ol_bundle_binary_extent(const uint8_t *p, size_t len, uint64_t *extent,
+				    struct ol_diag *d)
+{
+	struct ol_bundle b;
+	uint64_t header = OL_BUNDLE_MAGIC_LEN + 8, data = 0;
+
+	if (ol_bundle_decode_binary(p, len, &b, d))
+		return d->code;
+	for (size_t i = 0; i < b.n; i++) {
+		uint64_t last = (uint64_t)(b.entries[i].data - p) + b.entries[i].size;
+
+		header += 24 + b.entries[i].id_len;
+		if (last > data)
+			data = last;
+	}
+	ol_bundle_free(&b);
+	/* (the header's end, after every entry's ID, may lie past the data) */
+	*extent = header > data ? header : data;
+	return OL_OK;
+}
+
 enum ol_err ol_bundle_encode_binary(const struct ol_bundle_entry *e, size_t n,
 				    uint64_t align, struct ol_pieces *pc,
 				    struct ol_diag *d)

@@ -52,6 +52,11 @@ enum ol_err ol_bundle_decode_text(const uint8_t *p, size_t len,
 				  const char *comment, struct ol_bundle *out,
 				  struct ol_diag *d);
 void ol_bundle_free(struct ol_bundle *b);
+/* How many bytes the binary bundle at the start of p[0..len) takes: its
+ * header and the last byte of any entry (what follows may be another
+ * bundle: format/bundle_seq.h). */
+enum ol_err ol_bundle_binary_extent(const uint8_t *p, size_t len, uint64_t *extent,
+				    struct ol_diag *d);
 
 struct ol_pieces;
 

@@ -34,7 +34,9 @@ static size_t header_size(unsigned version)
 	return version == 1 ? 20 : version == 2 ? 24 : 32;
 }
 
-static enum ol_err read_header(const uint8_t *p, size_t len,
+/* exact: the bundle is all of p[0..len) (decoding); else it begins
+ * there and may be followed by more (its extent). */
+static enum ol_err read_header(const uint8_t *p, size_t len, bool exact,
 			       struct ol_ccob_info *info, struct ol_diag *d)
 {
 	size_t hs;
@@ -68,7 +70,8 @@ static enum ol_err read_header(const uint8_t *p, size_t len,
 		info->uncompressed_size = ol_le64(p + 16);
 		memcpy(info->hash, p + 24, 8);
 	}
-	if (info->version >= 2 && (info->total_size < hs || info->total_size != len))
+	if (info->version >= 2 && (info->total_size < hs || info->total_size > len ||
+				   (exact && info->total_size != len)))
 		return ol_diag_at(d, OL_E_BAD_FIELD, 8, "TotalFileSize",
 				  "declares %llu bytes, the bundle has %zu",
 				  (unsigned long long)info->total_size, len);
@@ -84,7 +87,7 @@ enum ol_err ol_ccob_decode(const uint8_t *p, size_t len, struct ol_buf *out,
 	memset(info, 0, sizeof(*info));
 	if (!ol_is_ccob(p, len))
 		return ol_diag_at(d, OL_E_BAD_MAGIC, 0, "Magic", "not a compressed bundle");
-	if (read_header(p, len, info, d))
+	if (read_header(p, len, true, info, d))
 		return d->code;
 	hs = header_size(info->version);
 	if (ol_decompress(info->method, p + hs, len - hs, info->uncompressed_size, out, d)) {
@@ -102,6 +105,30 @@ enum ol_err ol_ccob_decode(const uint8_t *p, size_t len, struct ol_buf *out,
 		return ol_diag_at(d, OL_E_DECOMPRESS, info->version == 3 ? 24 : info->version == 2 ? 16 : 12,
 				  "Hash", "stored %s, the data hashes to %s", want, got);
 	}
+	return OL_OK;
+}
+
+enum ol_err ol_ccob_extent(const uint8_t *p, size_t len, uint64_t *extent, struct ol_diag *d)
+{
+	struct ol_ccob_info info = { 0 };
+	size_t hs, used;
+
+	if (!ol_is_ccob(p, len))
+		return ol_diag_at(d, OL_E_BAD_MAGIC, 0, "Magic", "not a compressed bundle");
+	if (read_header(p, len, false, &info, d))
+		return d->code;
+	if (info.version >= 2) {
+		*extent = info.total_size;
+		return OL_OK;
+	}
+	hs = header_size(1);
+	if (ol_compressed_length(info.method, p + hs, len - hs, &used, d)) {
+		d->has_offset = true;
+		d->offset = hs;
+		d->field = "compressed data";
+		return d->code;
+	}
+	*extent = hs + used;
 	return OL_OK;
 }
 

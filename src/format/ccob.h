@@ -36,6 +36,11 @@ struct ol_ccob_info {
 /* True if p starts with "CCOB". */
 bool ol_is_ccob(const uint8_t *p, size_t len);
 
+/* How many bytes the compressed bundle at the start of p[0..len) takes:
+ * its total size (versions 2 and 3), or its header and compressed stream
+ * (version 1, which does not say). */
+enum ol_err ol_ccob_extent(const uint8_t *p, size_t len, uint64_t *extent, struct ol_diag *d);
+
 /* Decompress into out; the stored hash must match the recomputed one. */
 enum ol_err ol_ccob_decode(const uint8_t *p, size_t len, struct ol_buf *out,
 			   struct ol_ccob_info *info, struct ol_diag *d);

@@ -210,3 +210,45 @@ enum ol_err ol_decompress(enum ol_compression m, const uint8_t *src,
 		return zstd_decompress(src, len, expect, out, d);
 	return zlib_decompress(src, len, expect, out, d);
 }
+
+/* zlib: inflate into a scratch buffer until the stream's end. */
+static enum ol_err zlib_length(const uint8_t *src, size_t len, size_t *used, struct ol_diag *d)
+{
+	z_stream zs = { 0 };
+	uint8_t scratch[16384];
+	int rc = Z_OK;
+
+	if (inflateInit(&zs) != Z_OK)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	zs.next_in = (Bytef *)(uintptr_t)src;
+	while (rc == Z_OK) {
+		size_t chunk = len - (size_t)((const uint8_t *)zs.next_in - src);
+
+		zs.avail_in = chunk > UINT32_MAX ? UINT32_MAX : (uInt)chunk;
+		zs.next_out = scratch;
+		zs.avail_out = sizeof(scratch);
+		rc = inflate(&zs, Z_NO_FLUSH);
+		if (rc == Z_BUF_ERROR && zs.avail_in == 0)
+			break; /* the input ended first */
+	}
+	*used = (size_t)((const uint8_t *)zs.next_in - src);
+	inflateEnd(&zs);
+	if (rc != Z_STREAM_END)
+		return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
+				   "the zlib stream does not end within its %zu bytes", len);
+	return OL_OK;
+}
+
+enum ol_err ol_compressed_length(enum ol_compression m, const uint8_t *src, size_t len,
+				 size_t *used, struct ol_diag *d)
+{
+	size_t n;
+
+	if (m == OL_COMP_ZLIB)
+		return zlib_length(src, len, used, d);
+	n = ZSTD_findFrameCompressedSize(src, len);
+	if (ZSTD_isError(n))
+		return ol_diag_set(d, OL_E_DECOMPRESS, NULL, "zstd: %s", ZSTD_getErrorName(n));
+	*used = n;
+	return OL_OK;
+}

@@ -41,4 +41,10 @@ enum ol_err ol_decompress(enum ol_compression m, const uint8_t *src,
 			  size_t len, uint64_t expect, struct ol_buf *out,
 			  struct ol_diag *d);
 
+/* The length of the one compressed stream (a zstd frame, a zlib stream)
+ * at the start of src[0..len): what a compressed bundle of version 1,
+ * which does not say its size, takes of a section holding several. */
+enum ol_err ol_compressed_length(enum ol_compression m, const uint8_t *src, size_t len,
+				 size_t *used, struct ol_diag *d);
+
 #endif

@@ -1,12 +1,16 @@
 /* libFuzzer target: the bundler's decoders -- binary bundles, text
- * bundles with each comment, compressed bundles, bundle IDs. */
+ * bundles with each comment, compressed bundles, bundle IDs, and bundles
+ * back to back (each span decoded). */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "common/buf.h"
 #include "format/bundle.h"
 #include "format/bundle_id.h"
+#include "format/bundle_seq.h"
 #include "format/ccob.h"
+
+#include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,5 +54,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ol_bundle_free(&b);
 	}
 	ol_buf_free(&inflated);
+	{
+		struct ol_bundle_span *v;
+		size_t n;
+
+		if (ol_bundle_spans(data, size, &v, &n, &d) == OL_OK) {
+			for (size_t i = 0; i < n; i++) {
+				const uint8_t *p = data + v[i].offset;
+				struct ol_buf z = { 0 };
+
+				if (v[i].offset > size || v[i].size > size - v[i].offset)
+					__builtin_trap(); /* a span past the buffer */
+				if (v[i].compressed &&
+				    ol_ccob_decode(p, v[i].size, &z, &info, &d) == OL_OK &&
+				    ol_bundle_decode_binary(z.data, z.len, &b, &d) == OL_OK) {
+					touch(&b);
+					ol_bundle_free(&b);
+				} else if (!v[i].compressed) {
+					/* its extent came from decoding it: it decodes */
+					if (ol_bundle_decode_binary(p, v[i].size, &b, &d) != OL_OK)
+						__builtin_trap();
+					touch(&b);
+					ol_bundle_free(&b);
+				}
+				ol_buf_free(&z);
+			}
+			free(v);
+		}
+	}
 	return 0;
 }

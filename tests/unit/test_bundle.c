@@ -14,6 +14,7 @@
 #include "common/pieces.h"
 #include "format/bundle.h"
 #include "format/bundle_id.h"
+#include "format/bundle_seq.h"
 #include "format/ccob.h"
 
 static struct ol_bundle_id id(const char *s)
@@ -186,6 +187,76 @@ static void ccob_every_version_and_method(void **state)
 	}
 }
 
+/* Bundles back to back: a binary one, every version and method of a
+ * compressed one (v1 delimited by its stream), with and without padding
+ * between them; then junk after one. */
+static void bundles_back_to_back(void **state)
+{
+	static const enum ol_compression methods[] = { OL_COMP_ZLIB, OL_COMP_ZSTD };
+	struct ol_bundle_entry in[] = {
+		{ "host-x86_64-unknown-linux-gnu-", 30, (const uint8_t *)"", 0 },
+		{ "hip-amdgcn-amd-amdhsa--gfx90a", 29, (const uint8_t *)"CODE", 4 },
+	};
+	struct ol_buf plain = { 0 }, seq = { 0 };
+	struct ol_pieces pc = { 0 };
+	struct ol_bundle_span *v;
+	size_t n, want[8], nwant = 0;
+	struct ol_diag d;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(ol_bundle_encode_binary(in, 2, 4096, &pc, &d), OL_OK);
+	assert_int_equal(ol_pieces_flatten(&pc, &plain), OL_OK);
+	ol_pieces_free(&pc);
+	for (size_t k = 0; k < 7; k++) {
+		struct ol_ccob_info info;
+		size_t at;
+
+		if (k % 2) /* padding to 4096, as the linker aligns sections */
+			ol_buf_zeros(&seq, (4096 - seq.len % 4096) % 4096);
+		at = seq.len;
+		if (k == 0)
+			ol_buf_append(&seq, plain.data, plain.len);
+		else if (k <= 2)
+			build_v1(plain.data, plain.len, methods[k - 1], &seq);
+		else
+			assert_int_equal(ol_ccob_encode(plain.data, plain.len, 2 + (k - 3) / 2,
+							methods[(k - 3) % 2], 3, &seq, &info, &d), OL_OK);
+		want[nwant++] = at;
+	}
+	ol_buf_zeros(&seq, 100);
+	assert_int_equal(ol_bundle_spans(seq.data, seq.len, &v, &n, &d), OL_OK);
+	assert_int_equal(n, nwant);
+	for (size_t i = 0; i < n; i++) {
+		struct ol_buf out = { 0 };
+		struct ol_ccob_info info;
+
+		assert_int_equal(v[i].offset, want[i]);
+		assert_int_equal(v[i].compressed, i > 0);
+		if (i > 0) {
+			assert_int_equal(ol_ccob_decode(seq.data + v[i].offset, v[i].size, &out, &info,
+							&d), OL_OK);
+			assert_int_equal(out.len, plain.len);
+			assert_memory_equal(out.data, plain.data, plain.len);
+		} else {
+			assert_int_equal(v[i].size, plain.len);
+		}
+		ol_buf_free(&out);
+	}
+	free(v);
+	/* one byte of junk in the padding after bundle 2 */
+	seq.data[want[3] - 1] = 'J';
+	assert_int_not_equal(ol_bundle_spans(seq.data, seq.len, &v, &n, &d), OL_OK);
+	assert_true(d.has_offset);
+	assert_int_equal(d.offset, want[3] - 1);
+	assert_null(v);
+	/* no bundle at all: none, no error */
+	assert_int_equal(ol_bundle_spans((const uint8_t *)"ELF", 3, &v, &n, &d), OL_OK);
+	assert_int_equal(n, 0);
+	ol_buf_free(&plain);
+	ol_buf_free(&seq);
+}
+
 static void ccob_hash_text_like_llvm(void **state)
 {
 	static const uint8_t stored[8] = { 0xff, 0x2f, 0x54, 0xad, 0xb0, 0x08, 0x9f, 0x97 };
@@ -208,6 +279,7 @@ int main(void)
 		cmocka_unit_test(binary_and_text_round_trip),
 		cmocka_unit_test(ccob_every_version_and_method),
 		cmocka_unit_test(ccob_hash_text_like_llvm),
+		cmocka_unit_test(bundles_back_to_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
