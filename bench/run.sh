@@ -15,8 +15,8 @@
 #   BENCH_SIZES     TU counts of the scaling table (default "1 10 100 1000")
 #   BENCH_SMALL     the small table's rows, config:TUs (default "x86:1 x86:2
 #                   x86:10 nv:1 nv:2 nv:10"; nv rows need CUDA)
-#   BENCH_SECTIONS  any of: scaling small lto relink remote registration
-#                   format resolution
+#   BENCH_SECTIONS  any of: scaling small releases lto relink remote
+#                   registration format resolution
 #                   (default: all)
 #   HECBENCH        a checkout of HeCBench: lulesh-omp and rsbench-omp join
 #                   the LTO table
@@ -38,6 +38,11 @@
 #                 --no-cache time (paired: the machine's drift cancels),
 #                 through clang and for the wrapper process alone (the
 #                 command clang -### shows)
+#   releases      a two-object x86_64 program compiled and linked by each
+#                 clang (15, 16, 19, 22): the release's own wrapper against
+#                 offlink with a cold cache (a new cache directory, nothing
+#                 remembered), alternating; the ratio is the median of each
+#                 pair's offlink / LLVM (at most 1: offlink as fast)
 #   lto           multi-TU -foffload-lto links
 #   relink        after editing one host-only TU: offlink with its cache
 #                 warm, LLVM's wrapper, and the host link alone
@@ -58,7 +63,7 @@ B=$(realpath "${OFFLINK_BUILD:-build}")
 REPS=${1:-7}
 IN=${BENCH_INPUTS:-$HOME/.cache/offlink-bench}
 SIZES=${BENCH_SIZES:-1 10 100 1000}
-SECTIONS=${BENCH_SECTIONS:-scaling small lto relink remote registration format resolution}
+SECTIONS=${BENCH_SECTIONS:-scaling small releases lto relink remote registration format resolution}
 W=$(mktemp -d "${TMPDIR:-/tmp}/offlink-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib
@@ -263,6 +268,45 @@ if want small; then
 				"$(paste "$W/t.cold" "$W/t.nc" | awk '{ print ($1 - $2) * 1000 }' | median)" \
 				"$(paste "$W/t.wcold" "$W/t.wnc" | awk '{ print ($1 - $2) * 1000 }' | median)"
 		}
+	done
+fi
+
+# ---- each release ----
+if want releases; then
+	echo
+	echo "| two-object x86_64 program, cold cache | LLVM's wrapper s | offlink cold s | offlink / LLVM (paired median) |"
+	echo "|---|---:|---:|---:|"
+	for N in 15 16 19 22; do
+		lib=$SRC/deps/llvm$N-omp/usr/lib/llvm-$N/lib
+		[ "$N" = 19 ] && lib=/usr/lib/llvm-19/lib
+		command -v clang-$N >/dev/null && [ -e "$lib/libomptarget.so" ] || continue
+		dir=$W/rel$N
+		mkdir -p "$dir"
+		omp=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -I"$(echo "$lib"/clang/$N*/include)")
+		for f in twotu_a twotu_b; do
+			clang-$N "${omp[@]}" -c "$SRC/tests/e2e/matrix/$f.c" -o "$dir/$f.o" ||
+				{ echo "releases: clang-$N cannot compile $f.c" >&2; exit 1; }
+		done
+		link=(clang-$N "${omp[@]}" "$dir/twotu_a.o" "$dir/twotu_b.o" -L"$lib")
+		: >"$W/t.llvm"; : >"$W/t.cold"
+		for ((i = 0; i < REPS; i++)); do
+			for k in 0 1; do
+				if (((k + i) % 2)); then
+					t0=$(now); "${link[@]}" -o "$dir/p.llvm"; elapsed "$t0" >>"$W/t.llvm"
+				else
+					rm -rf "$W/cold" "$W/cold-home"; mkdir -p "$W/cold-home"
+					t0=$(now); OFFLINK_CACHE_DIR=$W/cold XDG_CACHE_HOME=$W/cold-home \
+						"${link[@]}" -B "$B/compat" -o "$dir/p.ours"
+					elapsed "$t0" >>"$W/t.cold"
+				fi
+			done
+			for w in llvm ours; do
+				[ "$(LD_LIBRARY_PATH=$lib OMP_TARGET_OFFLOAD=MANDATORY "$dir/p.$w")" = "initial=0 r=42 b=12" ] ||
+					{ echo "releases: clang $N: $w's program is wrong" >&2; exit 1; }
+			done
+		done
+		printf '| clang %s | %.3f | %.3f | %.2f |\n' "$N" "$(median <"$W/t.llvm")" "$(median <"$W/t.cold")" \
+			"$(paste "$W/t.cold" "$W/t.llvm" | awk '{ print $1 / $2 }' | median)"
 	done
 fi
 

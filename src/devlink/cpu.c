@@ -4,7 +4,8 @@
  * as LLVM does; but never with -march=native: an empty arch means "the
  * triple's baseline", so the image does not depend on the machine that
  * linked it.  Bitcode images (-foffload-lto) are linked with LTO by
- * ld.lld.  One step, through the release's clang. */
+ * ld.lld.  One step, through the release's clang; for LLVM 15, the host
+ * linker run directly, as its wrapper does. */
 #include "devlink/backend.h"
 
 #include <string.h>
@@ -154,12 +155,98 @@ static void linker_mllvm(struct ol_cmd *c, const char *opt)
 	ol_strvec_push(&c->argv, opt);
 }
 
+/* GNU ld's emulation for a CPU triple, as LLVM 15's wrapper names it
+ * (its getLDMOption); NULL for one it did not know. */
+static const char *ld_emulation(const char *triple)
+{
+	static const struct { const char *arch, *emulation; } table[] = {
+		{ "x86_64", "elf_x86_64" }, { "i386", "elf_i386" }, { "i686", "elf_i386" },
+		{ "aarch64", "aarch64linux" }, { "aarch64_be", "aarch64linuxb" },
+		{ "ppc64", "elf64ppc" }, { "ppc64le", "elf64lppc" },
+	};
+	size_t n = strcspn(triple, "-");
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (strlen(table[i].arch) == n && strncmp(triple, table[i].arch, n) == 0)
+			return table[i].emulation;
+	return NULL;
+}
+
+/* host_args[*i]'s option among LLVM 15's: -l, -L, -rpath, -dynamic-linker
+ * (each rendered with its value apart, as its option table does),
+ * --as-needed, --no-as-needed; advances *i past a separate value. */
+static void ld15_host_arg(struct ol_link *l, struct ol_cmd *c, size_t *i)
+{
+	static const char *const valued[][2] = {
+		{ "-l", "-l" }, { "-L", "-L" }, { "-rpath", "-rpath" }, { "--rpath", "-rpath" },
+		{ "-dynamic-linker", "-dynamic-linker" }, { "--dynamic-linker", "-dynamic-linker" },
+	};
+	const char *a = l->host_args.v[*i];
+
+	if (!strcmp(a, "--as-needed") || !strcmp(a, "--no-as-needed")) {
+		ol_strvec_push(&c->argv, a);
+		return;
+	}
+	for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
+		size_t n = strlen(valued[k][0]);
+		const char *v = NULL;
+
+		if (strncmp(a, valued[k][0], n) != 0)
+			continue;
+		if (!a[n] && *i + 1 < l->host_args.n)
+			v = l->host_args.v[++*i];
+		else if (a[n] == '=' && n > 2)
+			v = a + n + 1;
+		else if (a[n] && n == 2)
+			v = a + n;
+		if (v) {
+			ol_strvec_push(&c->argv, valued[k][1]);
+			ol_strvec_push(&c->argv, v);
+			return;
+		}
+	}
+}
+
+/* LLVM 15 links a CPU image with the host linker itself, not a clang
+ * driver: `ld -m <emulation> -shared`, the host line's -l, -L, -rpath,
+ * -dynamic-linker and as-needed toggles in order, -Bsymbolic, the
+ * images, the -Xoffload-linker arguments; no start files, no
+ * --no-undefined.  The same here: the release's image, and a link that
+ * does not wait 80-100 ms for clang to start. */
+static enum ol_err plan_cpu_ld15(struct ol_link *l, struct ol_group *g, const char *emulation)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, l->opt.linker_path, NULL);
+
+	if (!c)
+		return OL_E_NOMEM;
+	c->tool = OL_TOOL_LINKER;
+	ol_strvec_push(&c->argv, "-m");
+	ol_strvec_push(&c->argv, emulation);
+	ol_strvec_push(&c->argv, "-shared");
+	for (size_t i = 0; i < l->host_args.n; i++)
+		if ((long)i != l->output_arg)
+			ld15_host_arg(l, c, &i);
+	ol_strvec_push(&c->argv, "-Bsymbolic");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->image_path);
+	for (size_t i = 0; i < g->nimages; i++)
+		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
+	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, false);
+	return c->argv.err;
+}
+
 static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 {
 	struct ol_cmd *c;
+	const char *emulation = ld_emulation(g->triple);
 
 	if (l->opt.embed_bitcode)
 		return plan_merged_bitcode(l, g);
+	/* (15 itself: bitcode went through its in-process LTO; -r links keep
+	 * the driver's -fopenmp, which the line's lack of -lomp needs) */
+	if (!ol_llvm_at_least(l, 16) && emulation && !g->any_bitcode && !l->opt.relocatable &&
+	    l->opt.linker_path)
+		return plan_cpu_ld15(l, g, emulation);
 	c = clang_step(l, g, NULL);
 	if (!c)
 		return OL_E_NOMEM;

@@ -10,7 +10,9 @@
 # produced the code:
 #   - clang 15: links and runs as with LLVM 15's clang-linker-wrapper-15,
 #     with and without a target region (with one, both programs fail the
-#     same way at run time: the image needs the host's variable);
+#     same way at run time: the image needs the host's variable); the
+#     device image is 15's byte for byte, linked as 15 links it: the host
+#     linker run directly (issue 32, item 7);
 #   - clang 16, 19, 22: their own wrappers refuse the link (--no-undefined),
 #     and so does offlink, with the same undefined symbol;
 #   - the other flags that differ (docs/compat.md, "Per release"): LLVM 15's
@@ -83,8 +85,18 @@ for src in tp tpt; do
 	build 15 $src
 	[ "$(cat $src.15.llvm.status)" = 0 ] || fail "LLVM 15's own link of $src failed: $(tail -3 $src.15.llvm.err)"
 	[ "$(cat $src.15.ours.status)" = 0 ] || fail "offlink's link of $src (clang 15) failed: $(grep -v '^offlink:  ' $src.15.ours.v | tail -4)"
-	grep -- '--target=x86_64-pc-linux-gnu' $src.15.ours.v | grep -q -- '--no-undefined' &&
+	# (item 7 of issue 32: the host linker run directly, as 15's wrapper
+	# does, not a clang driver: the same image, byte for byte)
+	grep -qE -- "^[^ ]*/ld -m elf_x86_64 -shared .* -Bsymbolic -o " $src.15.ours.v ||
+		fail "the CPU device link of LLVM 15 code is not 15's ld -shared: $(grep -- '-shared' $src.15.ours.v | head -2)"
+	grep -- ' -shared ' $src.15.ours.v | grep -q -- '--no-undefined' &&
 		fail "the CPU device link of LLVM 15 code has --no-undefined"
+	for w in llvm ours; do
+		mkdir -p img.$src.$w
+		(cd img.$src.$w && "$BIN/offlink-binary" "../$src.15.$w" >/dev/null) || fail "extract $src.15.$w"
+	done
+	cmp -s img.$src.llvm/*x86_64* img.$src.ours/*x86_64* ||
+		fail "$src: the device image is not LLVM 15's, byte for byte"
 	for w in llvm ours; do runs 15 $src.15.$w; done
 	diff -u $src.15.llvm.out $src.15.ours.out || fail "$src: offlink's program prints otherwise than LLVM 15's"
 	[ "$(cat $src.15.llvm.rstatus)" = "$(cat $src.15.ours.rstatus)" ] ||
