@@ -70,7 +70,8 @@ static struct registration *registration_of(void **handle, const char *call)
 /* An NVIDIA fatbinary: a 16-byte header {magic 0xBA55ED50, u16 version 1,
  * u16 header size, u64 size of the entries}, then entries, each a header
  * {u16 kind (1 PTX, 2 ELF), u16, u32 header size, u64 payload size, ...,
- * u32 arch at 28, u64 flags at 40 (0x2000: compressed)} and its payload. */
+ * u32 arch at 28, u64 flags at 40 (0x2000, 0x8000: compressed)} and its
+ * payload. */
 static void record_fatbinary(struct record *r, const uint8_t *p)
 {
 	uint64_t total, off;
@@ -105,11 +106,11 @@ static void record_fatbinary(struct record *r, const uint8_t *p)
 		if (kind != 1 && kind != 2)
 			stub_fail("fatbinary", "entry at %llu of kind %u", (unsigned long long)off, kind);
 		snprintf(declared, sizeof(declared), "sm_%u", arch);
-		if (flags & 0x2000)
+		if (flags & 0xa000) /* (0x2000 NVIDIA's LZ, 0x8000 zstd) */
 			what = kind == 2 ? "fatbinary-compressed-elf" : "fatbinary-compressed-ptx";
 		else
 			what = kind == 2 ? "fatbinary-elf" : "fatbinary-ptx";
-		if (kind == 2 && !(flags & 0x2000) && (size < 4 || memcmp(e + hsize, "\177ELF", 4)))
+		if (kind == 2 && !(flags & 0xa000) && (size < 4 || memcmp(e + hsize, "\177ELF", 4)))
 			stub_fail("fatbinary", "ELF entry at %llu for %s is not ELF",
 				  (unsigned long long)off, declared);
 		record_image(r, e + hsize, size, what, declared, "nvptx64-nvidia-cuda");
@@ -203,9 +204,12 @@ static void **register_fatbinary(const void *wrapper_ptr, int hip)
 
 	if (!w)
 		stub_fail(call, "a null wrapper");
-	if ((uint32_t)w->magic != magic || w->version != 1)
-		stub_fail(call, "wrapper magic 0x%08x, version %d (want 0x%08x, 1)",
-			  (uint32_t)w->magic, w->version, magic);
+	/* (version 2, CUDA: a linked fat binary, and in the last field the
+	 * relocatable ones of the modules nvcc -dlink linked into it, a
+	 * null-terminated array: nvcc's link, and offlink's of nvcc's code) */
+	if ((uint32_t)w->magic != magic || w->version < 1 || w->version > (hip ? 1 : 2))
+		stub_fail(call, "wrapper magic 0x%08x, version %d (want 0x%08x, %s)",
+			  (uint32_t)w->magic, w->version, magic, hip ? "1" : "1 or 2");
 	if (!w->data || (uintptr_t)w->data % 8)
 		stub_fail(call, "wrapper data at %p", w->data);
 	g = calloc(1, sizeof(*g));
@@ -218,6 +222,23 @@ static void **register_fatbinary(const void *wrapper_ptr, int hip)
 		record_bundle(&g->r, w->data);
 	else
 		record_fatbinary(&g->r, w->data);
+	if (w->version == 2) {
+		const void *const *prelinked = w->unused;
+		size_t n = 0;
+
+		if (!prelinked)
+			stub_fail(call, "a version 2 wrapper without its prelinked fat binaries");
+		for (; prelinked[n]; n++) {
+			const uint8_t *f = prelinked[n];
+
+			if ((uintptr_t)f % 8 || le32(f) != 0xba55ed50u)
+				stub_fail(call, "prelinked fat binary %zu at %p is not a fat binary", n,
+					  prelinked[n]);
+			if (n > 100000)
+				stub_fail(call, "no end to the prelinked fat binaries");
+		}
+		record_prelinked(&g->r, n);
+	}
 	g->next = registrations;
 	registrations = g;
 	if (hip && next___hipRegisterFatBinary())
@@ -574,6 +595,99 @@ int cudaLaunchKernel(const void *function, struct dim3 grid, struct dim3 block, 
 		return next_cudaLaunchKernel()(function, grid, block, args, shared, stream);
 	}
 	return launch("cudaLaunchKernel", 0, function, grid, block);
+}
+
+/* nvcc's launches (CUDA 12 on, crt/host_runtime.h): a stub asks once for
+ * its kernel's handle (__cudaGetKernel), then launches by handle
+ * (__cudaLaunchKernel; _ptsz with per-thread default streams).  Without a
+ * runtime the handle is the host stub's address; with one, the runtime's
+ * handle, remembered beside the stub it names, so that the launch is
+ * logged by the kernel's name either way.  __cudaInitModule is what nvcc's
+ * managed-memory code calls for its module. */
+struct kernel_handle {
+	void *handle;
+	const void *host_function;
+};
+static struct kernel_handle kernel_handles[4096];
+static size_t nkernel_handles;
+
+STUB_NEXT(int, __cudaGetKernel, (void **, const void *))
+STUB_NEXT(int, __cudaLaunchKernel, (void *, struct dim3, struct dim3, void **, size_t, void *))
+STUB_NEXT(int, __cudaLaunchKernel_ptsz, (void *, struct dim3, struct dim3, void **, size_t, void *))
+STUB_NEXT(char, __cudaInitModule, (void **))
+
+int __cudaGetKernel(void **kernel, const void *host_function);
+int __cudaLaunchKernel(void *kernel, struct dim3 grid, struct dim3 block, void **args,
+		       size_t shared, void *stream);
+int __cudaLaunchKernel_ptsz(void *kernel, struct dim3 grid, struct dim3 block, void **args,
+			    size_t shared, void *stream);
+char __cudaInitModule(void **handle);
+
+int __cudaGetKernel(void **kernel, const void *host_function)
+{
+	int rc = 0;
+
+	if (!kernel)
+		stub_fail("__cudaGetKernel", "a null kernel pointer");
+	stub_write_pending();
+	if (!kernel_name(host_function, 0))
+		stub_fail("__cudaGetKernel", "the kernel of %p, which no registration named",
+			  host_function);
+	if (next___cudaGetKernel())
+		rc = next___cudaGetKernel()(kernel, host_function);
+	else
+		*kernel = (void *)(uintptr_t)host_function;
+	if (rc == 0 && nkernel_handles < sizeof(kernel_handles) / sizeof(kernel_handles[0]))
+		kernel_handles[nkernel_handles++] = (struct kernel_handle){ *kernel, host_function };
+	return rc;
+}
+
+static const void *kernel_host_function(const char *call, void *kernel)
+{
+	for (size_t i = 0; i < nkernel_handles; i++)
+		if (kernel_handles[i].handle == kernel)
+			return kernel_handles[i].host_function;
+	stub_fail(call, "a launch of kernel handle %p, which __cudaGetKernel did not give", kernel);
+}
+
+static int launch_by_handle(const char *call,
+			    int (*next)(void *, struct dim3, struct dim3, void **, size_t, void *),
+			    void *kernel, struct dim3 grid, struct dim3 block, void **args,
+			    size_t shared, void *stream)
+{
+	const void *f = kernel_host_function(call, kernel);
+
+	if (next) {
+		unsigned g[3] = { grid.x, grid.y, grid.z }, b[3] = { block.x, block.y, block.z };
+
+		stub_write_pending();
+		record_launch("cuda", kernel_name(f, 0), g, b);
+		return next(kernel, grid, block, args, shared, stream);
+	}
+	return launch(call, 0, f, grid, block);
+}
+
+int __cudaLaunchKernel(void *kernel, struct dim3 grid, struct dim3 block, void **args,
+		       size_t shared, void *stream)
+{
+	return launch_by_handle("__cudaLaunchKernel", next___cudaLaunchKernel(), kernel, grid,
+				block, args, shared, stream);
+}
+
+int __cudaLaunchKernel_ptsz(void *kernel, struct dim3 grid, struct dim3 block, void **args,
+			    size_t shared, void *stream)
+{
+	return launch_by_handle("__cudaLaunchKernel_ptsz", next___cudaLaunchKernel_ptsz(), kernel,
+				grid, block, args, shared, stream);
+}
+
+char __cudaInitModule(void **handle)
+{
+	struct registration *g = registration_of(handle, "__cudaInitModule");
+
+	if (g->real && next___cudaInitModule())
+		return next___cudaInitModule()(g->real);
+	return 1;
 }
 
 int __hipPushCallConfiguration(struct dim3 grid, struct dim3 block, size_t shared, void *stream)

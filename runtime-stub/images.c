@@ -193,3 +193,54 @@ int enclosing_binary(const void *start, size_t size, const char **triple,
 	}
 	return 0;
 }
+
+/* ---- a cubin's kernels ---- */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The names of a CUDA ELF's kernels: global functions marked as entries
+ * (st_other 0x10), sorted; every offset checked against the image. */
+size_t image_kernels(const void *start, size_t size, const char **names, size_t max)
+{
+	const uint8_t *p = start;
+	uint64_t shoff;
+	unsigned shentsize, shnum;
+	size_t n = 0;
+
+	if (size < 64 || memcmp(p, "\177ELF", 4) || p[4] != 2 || p[5] != 1 ||
+	    le16(p + 18) != EM_CUDA)
+		return 0;
+	shoff = le64(p + 40);
+	shentsize = le16(p + 58);
+	shnum = le16(p + 60);
+	if (shentsize < 64 || shoff > size || (uint64_t)shnum * shentsize > size - shoff)
+		return 0;
+	for (unsigned i = 0; i < shnum; i++) {
+		const uint8_t *sh = p + shoff + (uint64_t)i * shentsize, *str;
+		uint64_t off = le64(sh + 24), sz = le64(sh + 32), ent = le64(sh + 56);
+		unsigned link = le32(sh + 40);
+		uint64_t soff, ssz;
+
+		if (le32(sh + 4) != SHT_SYMTAB || ent < 24 || off > size || sz > size - off ||
+		    link >= shnum)
+			continue;
+		str = p + shoff + (uint64_t)link * shentsize;
+		soff = le64(str + 24);
+		ssz = le64(str + 32);
+		if (soff > size || ssz > size - soff || !ssz || p[soff + ssz - 1])
+			continue;
+		for (uint64_t k = 1; k < sz / ent && n < max; k++) {
+			const uint8_t *sym = p + off + k * ent;
+			uint32_t name = le32(sym);
+
+			if ((sym[4] & 0xf) == STT_FUNC && (sym[4] >> 4) == STB_GLOBAL &&
+			    (sym[5] & 0x10) && le16(sym + 6) != SHN_UNDEF && name < ssz)
+				names[n++] = (const char *)p + soff + name;
+		}
+	}
+	qsort(names, n, sizeof(*names), by_name);
+	return n;
+}

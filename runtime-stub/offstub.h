@@ -36,12 +36,15 @@ struct record {
 	char *text;
 	size_t len;
 	int nimages, nentries;
+	long prelinked;  /* a version 2 wrapper's relocatable fat binaries, or -1 */
 };
 
 void record_open(struct record *r, const char *runtime);
 void record_image(struct record *r, const void *start, size_t size,
 		  const char *container_kind, const char *declared_arch,
 		  const char *declared_triple);
+/* A version 2 wrapper's relocatable fat binaries: how many. */
+void record_prelinked(struct record *r, size_t n);
 void record_entry(struct record *r, const char *name, uint64_t size,
 		  uint32_t flags, const char *kind, int ext, int constant);
 /* Close the record and append it to $OFFSTUB_LOG (if set). */
@@ -73,6 +76,10 @@ void check_name(const char *what, const char *name);
  * on an ELF whose machine contradicts the declared triple or arch. */
 const char *image_arch(const void *start, size_t size, const char *declared_triple,
 		       const char *declared_arch, unsigned *machine, unsigned *flags);
+
+/* The kernels of a CUDA ELF image (entry functions), sorted, at most
+ * max; 0 for anything else. */
+size_t image_kernels(const void *start, size_t size, const char **names, size_t max);
 
 struct ol_spirv_container;
 /* 1 and *c filled for a SPIR-V container (machine 205, format/

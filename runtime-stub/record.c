@@ -10,6 +10,7 @@
 void record_open(struct record *r, const char *runtime)
 {
 	memset(r, 0, sizeof(*r));
+	r->prelinked = -1;
 	r->f = open_memstream(&r->text, &r->len);
 	if (!r->f)
 		return;
@@ -42,6 +43,17 @@ void record_image(struct record *r, const void *start, size_t size,
 	fputs(", \"triple\": ", r->f);
 	json_string(r->f, declared_triple ? declared_triple : "");
 	fprintf(r->f, ", \"digest\": \"%016llx\"", (unsigned long long)image_digest(start, size));
+	if (machine == 190) {
+		const char *names[512];
+		size_t n = image_kernels(start, size, names, sizeof(names) / sizeof(names[0]));
+
+		fputs(", \"kernels\": [", r->f);
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? ", " : "", r->f);
+			json_string(r->f, names[i]);
+		}
+		fputc(']', r->f);
+	}
 	if (image_spirv(start, size, &spv)) {
 		fputs(", \"spirv\": {\"notes_version\": ", r->f);
 		json_string(r->f, spv.version);
@@ -53,13 +65,27 @@ void record_image(struct record *r, const void *start, size_t size,
 	fputc('}', r->f);
 }
 
+void record_prelinked(struct record *r, size_t n)
+{
+	r->prelinked = (long)n;
+}
+
+/* The images' end and the entries' start ("prelinked" between them). */
+static void end_images(struct record *r)
+{
+	fputs("]", r->f);
+	if (r->prelinked >= 0)
+		fprintf(r->f, ", \"prelinked\": %ld", r->prelinked);
+	fputs(", \"entries\": [", r->f);
+}
+
 void record_entry(struct record *r, const char *name, uint64_t size,
 		  uint32_t flags, const char *kind, int ext, int constant)
 {
 	if (!r->f)
 		return;
 	if (r->nentries++ == 0)
-		fputs("], \"entries\": [", r->f);
+		end_images(r);
 	else
 		fputs(", ", r->f);
 	fputs("{\"name\": ", r->f);
@@ -77,7 +103,7 @@ void record_write(struct record *r)
 	if (!r->f)
 		return;
 	if (r->nentries == 0)
-		fputs("], \"entries\": [", r->f);
+		end_images(r);
 	fputs("]}\n", r->f);
 	fclose(r->f);
 	r->f = NULL;

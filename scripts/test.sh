@@ -57,6 +57,15 @@ if command -v clang-19 >/dev/null; then
 	clang-19 -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a \
 		-c tests/e2e/gpu/hip_main.hip -o "$seeds/hip_main.o"
 fi
+# NVIDIA fat binaries, from nvcc where CUDA is installed (fuzz_cuda_fatbin)
+if [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]; then
+	printf '__device__ int f(int x) { return x + 1; }\n__global__ void k(int *p) { *p = f(*p); }\n' \
+		>"$seeds/k.cu"
+	if "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" -rdc=true -arch=sm_90 -c "$seeds/k.cu" -o "$seeds/nvcc_rdc.o"; then
+		objcopy -O binary --only-section=__nv_relfatbin "$seeds/nvcc_rdc.o" "$seeds/relfatbin.bin"
+	fi
+	rm -f "$seeds/k.cu"
+fi
 cp "$src"/tests/fuzz/regressions/* "$seeds/"
 if [ -e "$seeds/hip_k1.o" ]; then
 	# The relocation that wrapped the bounds check (issue 9, item 2).
@@ -98,7 +107,7 @@ fuzz() {
 # The targets $jobs at a time, each for its whole fuzz_seconds on a CPU of
 # its own; every one runs, and every failure is reported.
 targets=(fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries
-	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container)
+	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container fuzz_cuda_fatbin)
 crashed=0
 for ((i = 0; i < ${#targets[@]}; i += jobs)); do
 	batch=("${targets[@]:i:jobs}")

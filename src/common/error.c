@@ -23,6 +23,7 @@ static const char *const messages[OL_E__COUNT] = {
 	[OL_E_BAD_BITCODE] = "malformed LLVM bitcode",
 	[OL_E_UNRECOGNIZED] = "not an offload binary, ELF object or static archive",
 	[OL_E_BAD_BUNDLE] = "malformed offload bundle",
+	[OL_E_BAD_FATBIN] = "malformed CUDA fat binary",
 	[OL_E_BAD_TARGET] = "malformed target",
 	[OL_E_NOT_FOUND] = "not found",
 	[OL_E_CONFLICT] = "conflicting inputs",

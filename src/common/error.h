@@ -28,6 +28,7 @@ enum ol_err {
 	OL_E_BAD_BITCODE,    /* malformed LLVM bitcode */
 	OL_E_UNRECOGNIZED,   /* not a format this tool reads */
 	OL_E_BAD_BUNDLE,     /* malformed clang-offload-bundler bundle */
+	OL_E_BAD_FATBIN,     /* malformed CUDA fat binary */
 	OL_E_BAD_TARGET,     /* malformed target triple, target ID or bundle ID */
 	OL_E_NOT_FOUND,      /* a file, library, tool or bundle was not found */
 	OL_E_CONFLICT,       /* inputs that cannot be combined */

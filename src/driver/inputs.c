@@ -14,6 +14,7 @@
 #include "link/tools.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
+#include "extract/nvcc_rdc.h"
 #include "extract/offload_entries.h"
 #include "extract/offload_scan.h"
 #include "format/bitcode_symtab.h"
@@ -327,6 +328,30 @@ static void note_producer(struct ol_link *l, struct ol_elf *e, size_t first_imag
 		l->images[i].producer = major;
 }
 
+/* nvcc's relocatable device code (extract/nvcc_rdc.h): its cubins and
+ * PTX become the object's CUDA images, as if clang had embedded them. */
+static enum ol_err scan_nvcc(struct scan_ctx *sc, struct ol_elf *e, const char *file,
+			     const char *member, struct ol_diag *d)
+{
+	struct ol_nvcc_module m;
+	struct ob_binary b;
+	bool found;
+
+	if (ol_elf_nvcc_module(e, &m, &found, d) || !found)
+		return d->code;
+	if (ol_nvcc_binary(&m, &b, d)) {
+		if (d->has_offset)
+			d->offset += m.fatbin_offset;
+		ol_diag_prefix(d, "nvcc relocatable device code (__nv_relfatbin)");
+		return d->code;
+	}
+	struct ol_origin o = { file, member, "__nv_relfatbin", m.fatbin_offset, false };
+	enum ol_err rc = on_binary(sc, &o, &b, d);
+
+	ob_binary_free(&b);
+	return rc;
+}
+
 static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 		     const char *member, uint8_t *p, size_t n)
 {
@@ -338,8 +363,8 @@ static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 	ol_diag_clear(&d);
 	if (ol_elf_open(&e, p, n, &d) == OL_OK) {
 		if (ol_elf_for_each_section(&e, on_section, &c, &d) == OL_OK &&
-		    e.ehdr.e_type == ET_REL)
-			ol_elf_managed_vars(&e, on_managed, sc, &d);
+		    e.ehdr.e_type == ET_REL && ol_elf_managed_vars(&e, on_managed, sc, &d) == OL_OK)
+			scan_nvcc(sc, &e, file, member, &d);
 		note_producer(l, &e, first_image);
 		ol_elf_close(&e);
 	}

@@ -272,7 +272,7 @@ static enum ol_err generate(const struct options *o, unsigned release, const str
 		rc = wrap_openmp_asm(&w, a, s, d);
 	} else if (!rc) {
 		struct wrap_cuda_hip w = { o->kind == KIND_HIP, o->output, in[0].token,
-					   o->images.v[0], new_entries, NULL, 0 };
+					   o->images.v[0], new_entries, NULL, 0, NULL, 0 };
 
 		if (o->images.n != 1)
 			rc = ol_diag_set(d, OL_E_USAGE, NULL, "--kind=%s takes one container (a "

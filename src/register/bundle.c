@@ -19,6 +19,7 @@
 
 #include "common/message.h"
 #include "link/llvm_release.h"
+#include "extract/nvcc_rdc.h"
 #include "common/pieces.h"
 #include "link/tools.h"
 #include "format/bundle.h"
@@ -309,8 +310,47 @@ static enum ol_err managed_vars(struct ol_link *l, struct ol_wrapper *w,
 	return OL_OK;
 }
 
+/* The IDs of the nvcc relocatable modules whose code w's links took,
+ * each once, in the order first met (extract/nvcc_rdc.h). */
+static enum ol_err nvcc_ids(struct ol_link *l, const struct ol_wrapper *w, const char ***out,
+			    size_t *n)
+{
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (size_t g = 0; w->kind == OB_OFK_CUDA && g < w->ngroups; g++)
+		for (size_t i = 0; i < w->groups[g]->nimages; i++) {
+			const char *id = ob_entry_get(w->groups[g]->images[i]->entry, OL_NVCC_MODULE_KEY);
+			bool seen = false;
+
+			for (size_t k = 0; id && k < *n && !seen; k++)
+				seen = strcmp((*out)[k], id) == 0;
+			if (!id || seen)
+				continue;
+			if (*n == cap) {
+				const char **v = ol_arena_array(&l->arena, cap = cap ? 2 * cap : 8,
+								sizeof(*v));
+
+				if (!v)
+					return OL_E_NOMEM;
+				if (*n)
+					memcpy(v, *out, *n * sizeof(*v));
+				*out = v;
+			}
+			(*out)[(*n)++] = id;
+		}
+	return OL_OK;
+}
+
 bool ol_bundle_asm_names_ok(struct ol_link *l, const struct ol_wrapper *w)
 {
+	const char **ids;
+	size_t nids;
+
+	/* (nvcc's modules are registered by the C form) */
+	if (nvcc_ids(l, w, &ids, &nids) || nids)
+		return false;
 	if (l->new_entries)
 		return true; /* the pointers are in the entries: no names written */
 	for (size_t i = 0; i < l->nmanaged; i++) {
@@ -352,6 +392,11 @@ enum ol_err ol_bundle_source(struct ol_link *l, struct ol_wrapper *w,
 	wc.contents = contents.data ? (char *)contents.data : "";
 	wc.new_entries = l->new_entries;
 	wc.managed = managed;
+	if (nvcc_ids(l, w, (const char ***)&wc.nvcc_modules, &wc.nnvcc)) {
+		free(managed);
+		ol_buf_free(&contents);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
 	rc = w->arch ? wrap_cuda_hip_asm(&wc, w->arch, src, d) : wrap_cuda_hip_source(&wc, src, d);
 	free(managed);
 	ol_buf_free(&contents);

@@ -187,21 +187,74 @@ static enum ol_err globals_function(const struct wrap_cuda_hip *w,
 	return OL_OK;
 }
 
-static enum ol_err constructor(const struct names *n, struct ol_buf *out)
+/* nvcc's relocatable modules (nvcc -rdc): each one's constructor calls
+ * __cudaRegisterLinkedBinary<ID> with its registration callback and its
+ * own (relocatable) fat binary's wrapper.  As nvcc -dlink's code does
+ * (the CUDA toolkit's crt/link.stub), the linked fat binary is registered
+ * once every module has come in, then each callback registers its module's
+ * kernels and variables against that handle; clang's entries come in as
+ * one more participant, this file's constructor.  The reference to each
+ * module's __fatbinwrap<ID> makes the host linker take the object or
+ * archive member defining it, whose constructor then comes in. */
+static enum ol_err nvcc_modules(const struct wrap_cuda_hip *w, struct ol_buf *out)
 {
+	size_t n = w->nnvcc;
+
+	P("/* nvcc relocatable modules: %zu */\n", n);
+	for (size_t i = 0; i < n; i++) {
+		P("extern const struct __offlink_fatbin_wrapper __fatbinwrap%s;\n", w->nvcc_modules[i]);
+		P("static const char __offlink_nvcc_def_%zu[]\n"
+		  "\t__attribute__((section(\"__nv_module_id\"), aligned(1), used)) = \"def %s\";\n",
+		  i, w->nvcc_modules[i]);
+	}
+	P("static void (*__offlink_nvcc_callback[%zu])(void **);\n", n);
+	P("static unsigned __offlink_nvcc_arrived;\n"
+	  "static void __offlink_cuda_register_all(void);\n\n"
+	  "/* All %zu modules and this file's constructor: the registration. */\n"
+	  "static void __offlink_nvcc_arrive(void)\n{\n"
+	  "\tif (++__offlink_nvcc_arrived == %zu)\n\t\t__offlink_cuda_register_all();\n}\n\n",
+	  n, n + 1);
+	for (size_t i = 0; i < n; i++)
+		P("void __cudaRegisterLinkedBinary%s(void (*callback)(void **), void *prelinked,\n"
+		  "\tvoid *unused, void (*dummy_ref)(void *));\n"
+		  "void __cudaRegisterLinkedBinary%s(void (*callback)(void **), void *prelinked,\n"
+		  "\tvoid *unused, void (*dummy_ref)(void *))\n{\n"
+		  "\tstatic const char *volatile def;\n\n"
+		  "\t(void)prelinked;\n\t(void)unused;\n"
+		  "\tdef = __offlink_nvcc_def_%zu;\n"
+		  "\tdummy_ref((void *)&def);\n"
+		  "\t__offlink_nvcc_prelinked[%zu] = __fatbinwrap%s.data;\n"
+		  "\t__offlink_nvcc_callback[%zu] = callback;\n"
+		  "\t__offlink_nvcc_arrive();\n}\n\n",
+		  w->nvcc_modules[i], w->nvcc_modules[i], i, i, w->nvcc_modules[i], i);
+	return OL_OK;
+}
+
+static enum ol_err constructor(const struct wrap_cuda_hip *w, const struct names *n,
+			       struct ol_buf *out)
+{
+	bool nvcc = n == &cuda && w->nnvcc;
+
 	P("static void **__offlink_%s_handle;\n\n", n->lower);
 	P("__attribute__((section(\".text.startup\")))\n"
 	  "static void __offlink_%s_unregister(void)\n{\n\t%sUnregisterFatBinary(__offlink_%s_handle);\n}\n\n",
 	  n->lower, n->prefix, n->lower);
-	P("/* Priority 101, as LLVM's wrapper. */\n"
-	  "__attribute__((constructor(101), section(\".text.startup\")))\n"
-	  "static void __offlink_%s_register(void)\n{\n"
+	P("%sstatic void __offlink_%s_register_all(void)\n{\n"
 	  "\t__offlink_%s_handle = %sRegisterFatBinary(&__offlink_%s_fatbin_wrapper);\n"
 	  "\t__offlink_%s_register_globals(__offlink_%s_handle);\n",
-	  n->lower, n->lower, n->prefix, n->lower, n->lower, n->lower);
+	  nvcc ? "" : "__attribute__((section(\".text.startup\")))\n", n->lower, n->lower, n->prefix,
+	  n->lower, n->lower, n->lower);
+	if (nvcc)
+		P("\tfor (unsigned i = 0; i < %zu; i++)\n"
+		  "\t\t__offlink_nvcc_callback[i](__offlink_%s_handle);\n", w->nnvcc, n->lower);
 	if (n == &cuda)
 		P("\t__cudaRegisterFatBinaryEnd(__offlink_%s_handle);\n", n->lower);
-	P("\tatexit(__offlink_%s_unregister);\n}\n", n->lower);
+	P("\tatexit(__offlink_%s_unregister);\n}\n\n", n->lower);
+	P("/* Priority 101, as LLVM's wrapper. */\n"
+	  "__attribute__((constructor(101), section(\".text.startup\")))\n"
+	  "static void __offlink_%s_register(void)\n{\n\t%s();\n}\n",
+	  n->lower, nvcc ? "__offlink_nvcc_arrive" : (n == &cuda ? "__offlink_cuda_register_all"
+								 : "__offlink_hip_register_all"));
 	return OL_OK;
 }
 
@@ -219,9 +272,15 @@ static enum ol_err embed(const struct wrap_cuda_hip *w, const struct names *n,
 	P("struct __offlink_fatbin_wrapper {\n"
 	  "\t__INT32_TYPE__ magic;\n\t__INT32_TYPE__ version;\n"
 	  "\tconst void *data;\n\tvoid *unused;\n};\n\n");
+	/* (version 2 where nvcc modules are linked in: its last field lists
+	 * their relocatable fat binaries, as nvcc -dlink's wrapper does) */
+	if (n == &cuda && w->nnvcc)
+		P("static const void *__offlink_nvcc_prelinked[%zu];\n", w->nnvcc + 1);
 	P("static const struct __offlink_fatbin_wrapper __offlink_%s_fatbin_wrapper\n"
 	  "\t__attribute__((section(\"%s\"), aligned(8), used)) = {\n"
-	  "\t0x%08x, 1, %s, 0,\n};\n\n", n->lower, n->wrapper_section, n->magic, sym);
+	  "\t0x%08x, %d, %s, %s,\n};\n\n", n->lower, n->wrapper_section, n->magic,
+	  n == &cuda && w->nnvcc ? 2 : 1, sym,
+	  n == &cuda && w->nnvcc ? "(void *)__offlink_nvcc_prelinked" : "0");
 	return OL_OK;
 }
 
@@ -245,6 +304,13 @@ enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *o
 			return ol_diag_set(d, OL_E_BAD_FIELD, "symbol name",
 					   "managed variable %zu: a name offlink cannot reference", i);
 	}
+	/* (IDs reach identifiers as they are: nothing but [A-Za-z0-9_]) */
+	for (size_t i = 0; i < w->nnvcc; i++)
+		if (!w->nvcc_modules[i][0] ||
+		    strspn(w->nvcc_modules[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						"0123456789_") != strlen(w->nvcc_modules[i]))
+			return ol_diag_set(d, OL_E_BAD_FIELD, "nvcc module ID",
+					   "module %zu: not an identifier", i);
 
 	rc |= wrap_cuda_hip_comment(w, sect, NULL, out);
 	rc |= entry_type(w, sect, out);
@@ -253,6 +319,8 @@ enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *o
 	if (!w->new_entries)
 		rc |= managed_table(w, n, out);
 	rc |= globals_function(w, n, sect, out);
-	rc |= constructor(n, out);
+	if (n == &cuda && w->nnvcc)
+		rc |= nvcc_modules(w, out);
+	rc |= constructor(w, n, out);
 	return rc ? ol_diag_set(d, OL_E_NOMEM, NULL, NULL) : OL_OK;
 }

@@ -254,6 +254,9 @@ enum ol_err wrap_cuda_hip_asm(const struct wrap_cuda_hip *w, const struct asm_ar
 		    !wrap_asm_symbol_ok(w->managed[i].pointer_symbol))
 			return ol_diag_set(d, OL_E_UNSUPPORTED, "symbol name",
 					   "managed variable %zu: a name the assembly path does not write", i);
+	if (w->nnvcc) /* (nvcc's modules: the C form) */
+		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL,
+				   "nvcc relocatable modules are registered by the C form");
 	if (cuda_hip(w, a, out))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	return OL_OK;

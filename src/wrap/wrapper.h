@@ -78,6 +78,11 @@ struct wrap_cuda_hip {
 	bool new_entries;         /* llvm_offload_entries (56 bytes) */
 	const struct wrap_managed *managed; /* for LLVM 19's 32-byte entries */
 	size_t nmanaged;
+	/* CUDA: the IDs of nvcc's relocatable modules in the link (letters,
+	 * digits, '_': extract/nvcc_rdc.h), registered against the same
+	 * linked fat binary (C form only) */
+	const char *const *nvcc_modules;
+	size_t nnvcc;
 };
 
 /* The CUDA or HIP registration: the container in .nv_fatbin/.hip_fatbin,

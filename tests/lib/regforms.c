@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 			{ "harness_init_1", "harness_ptr_1" },
 		};
 		struct wrap_cuda_hip w = { strcmp(argv[1], "hip") == 0, "regforms", argv[5],
-					   "harness container", new_entries, managed, 2 };
+					   "harness container", new_entries, managed, 2, NULL, 0 };
 
 		rc = wrap_cuda_hip_source(&w, &c, &d) || wrap_cuda_hip_asm(&w, a, &s, &d);
 	}

@@ -248,7 +248,7 @@ static enum ol_err generate(enum which k, bool assembly, const struct wo_input *
 	} else {
 		struct wrap_managed m[WO_MAX_MANAGED];
 		struct wrap_cuda_hip w = { in->hip, in->output, image_path, in->contents,
-					   in->new_entries, m, in->nmanaged };
+					   in->new_entries, m, in->nmanaged, NULL, 0 };
 
 		for (size_t i = 0; i < in->nmanaged; i++)
 			m[i] = (struct wrap_managed){ in->init[i], in->pointer[i] };

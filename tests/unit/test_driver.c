@@ -278,8 +278,8 @@ static void cuda_sources_register_everything(void **state)
 {
 	struct wrap_managed m[] = { { "mv.managed", "mv" } };
 	struct wrap_cuda_hip cuda = { false, "prog", "/t/cuda.fatbin", "Fatbinary of: sm_90",
-				      false, m, 1 };
-	struct wrap_cuda_hip hip = { true, "prog", "/t/hip.hipfb", "Bundle", true, NULL, 0 };
+				      false, m, 1, NULL, 0 };
+	struct wrap_cuda_hip hip = { true, "prog", "/t/hip.hipfb", "Bundle", true, NULL, 0, NULL, 0 };
 	struct ol_buf out = { 0 };
 	struct ol_diag d;
 	const char *s;

@@ -1,0 +1,194 @@
+#include "extract/nvcc_rdc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "format/cuda_fatbin.h"
+
+/* (copies: the iteration's section record is its own) */
+struct find {
+	struct ol_elf_section id_s, fatbin_s;
+	const struct ol_elf_section *id, *fatbin;
+};
+
+static enum ol_err on_section(void *ctx, const struct ol_elf_section *s, struct ol_diag *d)
+{
+	struct find *f = ctx;
+
+	(void)d;
+	if (strcmp(s->name, "__nv_module_id") == 0) {
+		f->id_s = *s;
+		f->id = &f->id_s;
+	} else if (strcmp(s->name, "__nv_relfatbin") == 0) {
+		f->fatbin_s = *s;
+		f->fatbin = &f->fatbin_s;
+	}
+	return OL_OK;
+}
+
+static bool identifier(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return n > 0;
+}
+
+enum ol_err ol_elf_nvcc_module(struct ol_elf *e, struct ol_nvcc_module *m, bool *found,
+			       struct ol_diag *d)
+{
+	struct find f = { 0 };
+	size_t n;
+
+	*found = false;
+	memset(m, 0, sizeof(*m));
+	if (e->ehdr.e_type != ET_REL || ol_elf_for_each_section(e, on_section, &f, d))
+		return d->code;
+	if (!f.fatbin)
+		return OL_OK;
+	if (!f.id || !f.id->data)
+		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_module_id",
+				   "nvcc relocatable device code (__nv_relfatbin) without its "
+				   "module ID");
+	n = strnlen((const char *)f.id->data, f.id->size);
+	if (n == f.id->size || n >= sizeof(m->id) || !identifier((const char *)f.id->data, n))
+		return ol_diag_at(d, OL_E_BAD_FIELD, f.id->shdr.sh_offset, "__nv_module_id",
+				  "the module ID is not a NUL-terminated identifier of at most %zu "
+				  "bytes", sizeof(m->id) - 1);
+	memcpy(m->id, f.id->data, n);
+	m->id[n] = '\0';
+	if (!f.fatbin->data)
+		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_relfatbin", "the section has no contents");
+	m->fatbin = f.fatbin->data;
+	m->fatbin_size = f.fatbin->size;
+	m->fatbin_offset = f.fatbin->shdr.sh_offset;
+	*found = true;
+	return OL_OK;
+}
+
+/* ---- the offload binary ---- */
+
+struct piece {
+	const uint8_t *data;  /* in the object, or NULL: in the buffer at off */
+	size_t off, len;
+	unsigned sm;
+	uint16_t image_kind;
+};
+
+static enum ol_err take_entry(const struct ol_fatbin_entry *e, struct ol_buf *buf,
+			      struct piece *pc, struct ol_diag *d)
+{
+	const uint8_t *code;
+	size_t base = buf->len, len;
+	char kind[16];
+
+	if (e->kind != OL_FATBIN_ELF && e->kind != OL_FATBIN_PTX)
+		return ol_diag_at(d, OL_E_UNSUPPORTED, e->offset, "kind",
+				  "a %s entry for sm_%u: offlink links nvcc's cubins and PTX "
+				  "(nvcc -dlto's LTO IR is for nvlink's own LTO)",
+				  ol_fatbin_kind_name(e->kind, kind, sizeof(kind)), e->arch);
+	if (e->arch == 0 || e->arch > 10000)
+		return ol_diag_at(d, OL_E_BAD_FIELD, e->offset + 28, "arch", "sm_%u", e->arch);
+	if (ol_fatbin_entry_code(e, buf, &code, &len, d))
+		return d->code;
+	*pc = (struct piece){ buf->len > base ? NULL : code, base, len, e->arch,
+			      e->kind == OL_FATBIN_ELF ? OB_IMG_CUBIN : OB_IMG_PTX };
+	return OL_OK;
+}
+
+enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
+			   struct ol_diag *d)
+{
+	struct ol_fatbin fb = { 0 };
+	struct ol_buf buf = { 0 };
+	struct piece *pcs = NULL;
+	size_t nfb = 0, *offs = NULL, np = 0, cap = 0, strings_at;
+	enum ol_err rc = OL_OK;
+
+	memset(b, 0, sizeof(*b));
+	/* (one fat binary; several, back to back, are read as well) */
+	if (ol_fatbin_spans(m->fatbin, m->fatbin_size, &offs, &nfb, d))
+		return d->code;
+	if (!nfb) {
+		free(offs);
+		return ol_diag_at(d, OL_E_BAD_MAGIC, 0, "__nv_relfatbin", "not a fat binary");
+	}
+	for (size_t k = 0; k < nfb && !rc; k++) {
+		const uint8_t *p = m->fatbin + offs[k];
+
+		if ((rc = ol_fatbin_decode(p, m->fatbin_size - offs[k], &fb, d)))
+			break;
+		for (size_t i = 0; i < fb.n && !rc; i++) {
+			struct piece *grown = pcs;
+
+			if (np == cap && !(grown = realloc(pcs, (cap = cap ? 2 * cap : 4) * sizeof(*pcs))))
+				rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+			else if (!(rc = take_entry(&fb.v[i], &buf, &(pcs = grown)[np], d)))
+				np++;
+			if (rc && d->has_offset)
+				d->offset += offs[k];
+		}
+		ol_fatbin_free(&fb);
+	}
+	free(offs);
+	if (rc)
+		goto out;
+	/* PTX where the module has a cubin of the same SM is what nvcc keeps
+	 * for newer GPUs (the driver's JIT); the link takes the cubin */
+	for (size_t i = 0, k = 0; i < np; i++) {
+		bool cubin = false;
+
+		for (size_t j = 0; pcs[i].image_kind == OB_IMG_PTX && j < np; j++)
+			cubin |= pcs[j].image_kind == OB_IMG_CUBIN && pcs[j].sm == pcs[i].sm;
+		if (!cubin)
+			pcs[k++] = pcs[i];
+		if (i + 1 == np)
+			np = k;
+	}
+	/* the strings, after the code in the same buffer */
+	strings_at = buf.len;
+	for (size_t i = 0; i < np; i++)
+		rc |= ol_buf_printf(&buf, "triple%cnvptx64-nvidia-cuda%carch%csm_%u%c%s%c%s%c", 0, 0, 0,
+				    pcs[i].sm, 0, OL_NVCC_MODULE_KEY, 0, m->id, 0);
+	if (rc || !(b->entries = calloc(np ? np : 1, sizeof(*b->entries)))) {
+		rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		goto out;
+	}
+	for (size_t i = 0, at = strings_at; i < np; i++) {
+		struct ob_entry *e = &b->entries[i];
+		const char *s = (const char *)buf.data + at;
+
+		if (!(e->strings = calloc(3, sizeof(*e->strings)))) {
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+			goto out;
+		}
+		b->nentries++;
+		for (size_t k = 0; k < 3; k++) {
+			e->strings[k].key = s;
+			s += strlen(s) + 1;
+			e->strings[k].value = s;
+			e->strings[k].value_len = strlen(s);
+			s += strlen(s) + 1;
+		}
+		e->nstrings = 3;
+		at = (size_t)(s - (const char *)buf.data);
+		e->image_kind = pcs[i].image_kind;
+		e->offload_kind = OB_OFK_CUDA;
+		e->offload_kind_raw = 2;
+		e->image = pcs[i].data ? pcs[i].data : buf.data + pcs[i].off;
+		e->image_size = pcs[i].len;
+	}
+	b->version = 1;
+	b->size = m->fatbin_size;
+	b->owned = buf.data;
+	buf.data = NULL;
+out:
+	free(pcs);
+	ol_buf_free(&buf);
+	if (rc)
+		ob_binary_free(b);
+	return rc;
+}

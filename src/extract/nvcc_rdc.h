@@ -1,0 +1,50 @@
+/* nvcc's relocatable device code (`nvcc -rdc=true -c`) in a host object:
+ *
+ *   __nv_module_id   the module's ID, NUL-terminated: nvcc's host code
+ *                    calls __cudaRegisterLinkedBinary<ID> from a
+ *                    constructor, and defines __fatbinwrap<ID>, the
+ *                    wrapper of its relocatable fat binary;
+ *   __nv_relfatbin   that fat binary (format/cuda_fatbin.h): a relocatable
+ *                    cubin per SM and/or PTX, usually zstd-compressed.
+ *
+ * (Without -rdc, nvcc's object carries a linked .nv_fatbin and registers
+ * it itself: nothing for the link to do.)  Here the module is found and
+ * its device code made into an offload binary in memory, so that the
+ * device link takes it as it takes clang's: per SM, beside clang's
+ * cubins, in one nvlink (docs/compat.md, "nvcc"). */
+#ifndef OFFLINK_EXTRACT_NVCC_RDC_H
+#define OFFLINK_EXTRACT_NVCC_RDC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/diag.h"
+#include "extract/elf_file.h"
+#include "format/offload_binary.h"
+
+#define OL_NVCC_MODULE_KEY "nvcc-module"
+
+struct ol_nvcc_module {
+	char id[256];             /* the ID: letters, digits and '_' */
+	const uint8_t *fatbin;    /* __nv_relfatbin's contents, in the object */
+	size_t fatbin_size;
+	uint64_t fatbin_offset;   /* of the section, in the object */
+};
+
+/* Whether the relocatable object e holds nvcc relocatable device code
+ * (*found); a module ID that is missing, empty, too long or not an
+ * identifier, or a fat binary without an ID, is an error naming the
+ * section. */
+enum ol_err ol_elf_nvcc_module(struct ol_elf *e, struct ol_nvcc_module *m, bool *found,
+			       struct ol_diag *d);
+
+/* The module's device code as an offload binary of kind CUDA: one entry
+ * per cubin (OB_IMG_CUBIN) and PTX (OB_IMG_PTX) of its fat binary,
+ * decompressed, with triple nvptx64-nvidia-cuda, arch sm_<N> and
+ * OL_NVCC_MODULE_KEY = the ID; b owns everything.  LTO IR (-dlto) is an
+ * error: nvcc's device LTO is nvlink's alone. */
+enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
+			   struct ol_diag *d);
+
+#endif

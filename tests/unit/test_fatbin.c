@@ -1,0 +1,176 @@
+/* format/cuda_fatbin.c: NVIDIA fat binaries built by hand (the real ones,
+ * from nvcc and fatbinary, are read in tests/cli/inspect_containers.sh):
+ * plain, zstd and LZ entries, several fat binaries back to back, and
+ * every bound the decoder checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/le.h"
+#include "format/compress.h"
+#include "format/cuda_fatbin.h"
+
+/* Append one entry: kind, SM, flags, the payload as stored (padded to 8),
+ * its stored and uncompressed sizes. */
+static void entry(struct ol_buf *b, unsigned kind, unsigned sm, uint64_t flags,
+		  const void *data, size_t stored, uint64_t size)
+{
+	size_t padded = (stored + 7) & ~(size_t)7;
+
+	ol_buf_le16(b, (uint16_t)kind);
+	ol_buf_le16(b, 0x0101);
+	ol_buf_le32(b, 64);
+	ol_buf_le64(b, padded);
+	ol_buf_le32(b, (flags & (OL_FATBIN_FLAG_ZSTD | OL_FATBIN_FLAG_LZ)) ? (uint32_t)stored : 0);
+	ol_buf_le32(b, 0);
+	ol_buf_le16(b, 8);
+	ol_buf_le16(b, 1);
+	ol_buf_le32(b, sm);
+	ol_buf_le32(b, 0);
+	ol_buf_le32(b, 0);
+	ol_buf_le64(b, flags);
+	ol_buf_le64(b, 0);
+	ol_buf_le64(b, (flags & (OL_FATBIN_FLAG_ZSTD | OL_FATBIN_FLAG_LZ)) ? size : 0);
+	ol_buf_append(b, data, stored);
+	ol_buf_zeros(b, padded - stored);
+}
+
+/* A fat binary of the entries in body. */
+static void wrap(struct ol_buf *out, const struct ol_buf *body)
+{
+	ol_buf_le32(out, OL_FATBIN_MAGIC);
+	ol_buf_le16(out, 1);
+	ol_buf_le16(out, 16);
+	ol_buf_le64(out, body->len);
+	ol_buf_append(out, body->data, body->len);
+}
+
+static const char cubin[] = "\177ELF a cubin of some length, for sm_90 and sm_80";
+static const char ptx[] = ".version 9.0\n.target sm_90\n";
+
+static void three_compressions(void **state)
+{
+	/* LZ: "ABCD", then 8 bytes from 4 back, then "XY" */
+	static const uint8_t lz[] = { 0x44, 'A', 'B', 'C', 'D', 4, 0, 0x20, 'X', 'Y' };
+	struct ol_buf body = { 0 }, fb = { 0 }, z = { 0 };
+	struct ol_fatbin f;
+	struct ol_diag d;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(ol_compress(OL_COMP_ZSTD, 3, 0, (const uint8_t *)ptx, sizeof(ptx) - 1, &z, &d),
+			 OL_OK);
+	entry(&body, OL_FATBIN_ELF, 90, 0x11, cubin, sizeof(cubin) - 1, 0);
+	entry(&body, OL_FATBIN_PTX, 90, 0x11 | OL_FATBIN_FLAG_ZSTD, z.data, z.len, sizeof(ptx) - 1);
+	entry(&body, OL_FATBIN_ELF, 80, 0x11 | OL_FATBIN_FLAG_LZ, lz, sizeof(lz), 14);
+	wrap(&fb, &body);
+	assert_int_equal(ol_fatbin_decode(fb.data, fb.len, &f, &d), OL_OK);
+	assert_int_equal(f.n, 3);
+	assert_int_equal(f.size, fb.len);
+	for (size_t i = 0; i < 3; i++) {
+		struct ol_buf out = { 0 };
+		const uint8_t *p;
+		size_t n;
+
+		assert_int_equal(ol_fatbin_entry_code(&f.v[i], &out, &p, &n, &d), OL_OK);
+		if (i == 0) {
+			assert_int_equal(n, sizeof(cubin) - 1);
+			assert_memory_equal(p, cubin, n);
+			assert_null(ol_fatbin_compression(&f.v[i]));
+		} else if (i == 1) {
+			assert_int_equal(n, sizeof(ptx) - 1);
+			assert_memory_equal(p, ptx, n);
+			assert_string_equal(ol_fatbin_compression(&f.v[i]), "zstd");
+		} else {
+			assert_int_equal(n, 14);
+			assert_memory_equal(p, "ABCDABCDABCDXY", 14);
+			assert_int_equal(f.v[i].arch, 80);
+			assert_string_equal(ol_fatbin_compression(&f.v[i]), "lz");
+		}
+		ol_buf_free(&out);
+	}
+	ol_fatbin_free(&f);
+	ol_buf_free(&body);
+	ol_buf_free(&fb);
+	ol_buf_free(&z);
+}
+
+static void back_to_back_and_bounds(void **state)
+{
+	struct ol_buf body = { 0 }, fb = { 0 }, two = { 0 };
+	struct ol_fatbin f;
+	struct ol_diag d;
+	size_t *offs, n;
+
+	(void)state;
+	ol_diag_clear(&d);
+	entry(&body, OL_FATBIN_ELF, 90, 0x11, cubin, sizeof(cubin) - 1, 0);
+	wrap(&fb, &body);
+	ol_buf_append(&two, fb.data, fb.len);
+	ol_buf_zeros(&two, 24);
+	ol_buf_append(&two, fb.data, fb.len);
+	assert_int_equal(ol_fatbin_spans(two.data, two.len, &offs, &n, &d), OL_OK);
+	assert_int_equal(n, 2);
+	assert_int_equal(offs[0], 0);
+	assert_int_equal(offs[1], fb.len + 24);
+	free(offs);
+	two.data[fb.len + 3] = 'J';
+	assert_int_not_equal(ol_fatbin_spans(two.data, two.len, &offs, &n, &d), OL_OK);
+	assert_int_equal(d.offset, fb.len + 3);
+	/* each field out of bounds */
+	for (size_t cut = 0; cut < fb.len; cut++) {
+		ol_diag_clear(&d);
+		if (ol_fatbin_decode(fb.data, cut, &f, &d) == OL_OK)
+			fail_msg("a fat binary cut to %zu bytes decoded", cut);
+	}
+	ol_put_le64(fb.data + 8, 1u << 30);   /* size past the end */
+	assert_int_equal(ol_fatbin_decode(fb.data, fb.len, &f, &d), OL_E_OUT_OF_BOUNDS);
+	ol_put_le64(fb.data + 8, body.len);
+	ol_put_le32(fb.data + 16 + 4, 8);     /* header smaller than 64 */
+	assert_int_equal(ol_fatbin_decode(fb.data, fb.len, &f, &d), OL_E_OUT_OF_BOUNDS);
+	ol_put_le32(fb.data + 16 + 4, 64);
+	ol_put_le64(fb.data + 16 + 40, 0x11 | OL_FATBIN_FLAG_ZSTD); /* compressed, size 0 */
+	assert_int_not_equal(ol_fatbin_decode(fb.data, fb.len, &f, &d), OL_OK);
+	ol_put_le64(fb.data + 16 + 40, 0x11);
+	ol_put_le16(fb.data + 4, 2);          /* version */
+	assert_int_equal(ol_fatbin_decode(fb.data, fb.len, &f, &d), OL_E_BAD_VERSION);
+	ol_buf_free(&body);
+	ol_buf_free(&fb);
+	ol_buf_free(&two);
+}
+
+static void lz_bounds(void **state)
+{
+	static const uint8_t far[] = { 0x04, 'A', 'B', 'C', 'D', 9, 0 };   /* offset 9 of 4 */
+	static const uint8_t cut[] = { 0x4f, 'A', 'B', 'C', 'D', 1, 0 };   /* length ends early */
+	static const uint8_t zero[] = { 0x40, 'A', 'B', 'C', 'D', 0, 0 };  /* offset 0 */
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(ol_fatbin_unlz(far, sizeof(far), 12, &out, &d), OL_E_DECOMPRESS);
+	assert_int_equal(ol_fatbin_unlz(cut, sizeof(cut), 40, &out, &d), OL_E_DECOMPRESS);
+	assert_int_equal(ol_fatbin_unlz(zero, sizeof(zero), 8, &out, &d), OL_E_DECOMPRESS);
+	/* more than declared */
+	assert_int_equal(ol_fatbin_unlz((const uint8_t *)"\x40" "ABCD", 5, 3, &out, &d),
+			 OL_E_DECOMPRESS);
+	assert_int_equal(out.len, 0);
+	ol_buf_free(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(three_compressions),
+		cmocka_unit_test(back_to_back_and_bounds),
+		cmocka_unit_test(lz_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
