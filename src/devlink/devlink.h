@@ -15,6 +15,9 @@ bool ol_triple_is_spirv(const char *triple);
 
 /* Decide which archive members' device code is linked (archive_select.c). */
 enum ol_err ol_select_archive_members(struct ol_link *l);
+/* Which SMs nvcc's relocatable modules are linked for; a module lacking
+ * one of the program's is an error (nvcc_archs.c). */
+enum ol_err ol_nvcc_archs(struct ol_link *l);
 /* One group per (offload kind, triple, target ID) (group.c). */
 enum ol_err ol_group_images(struct ol_link *l);
 /* Each group's link planned by the backend of its triple (backends.c). */

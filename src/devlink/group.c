@@ -158,6 +158,8 @@ enum ol_err ol_group_images(struct ol_link *l)
 
 	if (l->opt.override_images.n)
 		return override_groups(l);
+	if (ol_nvcc_archs(l))
+		return OL_E_REPORTED;
 
 	l->groups = calloc(l->nimages ? l->nimages : 1, sizeof(*l->groups));
 	if (!l->groups)

@@ -167,6 +167,7 @@ static enum ol_err symbols_of(struct ol_elf *e, Elf_Scn *scn,
 			continue;
 		s.type = GELF_ST_TYPE(sym.st_info);
 		s.visibility = GELF_ST_VISIBILITY(sym.st_other);
+		s.other = sym.st_other;
 		s.common = sym.st_shndx == SHN_COMMON;
 		s.defined = sym.st_shndx != SHN_UNDEF;
 		if (cb(ctx, &s, d))

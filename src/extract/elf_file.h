@@ -36,6 +36,7 @@ struct ol_elf_symbol {
 	unsigned bind;       /* STB_* */
 	unsigned type;       /* STT_* */
 	unsigned visibility; /* STV_* */
+	unsigned other;      /* st_other whole (a CUDA kernel: 0x10) */
 	bool defined;        /* not SHN_UNDEF (commons count as defined) */
 	bool common;
 };

@@ -22,6 +22,7 @@
 #include "common/response_file.h"
 #include "common/version.h"
 #include "extract/archive_writer.h"
+#include "extract/containers.h"
 #include "extract/offload_scan.h"
 #include "format/llvm_maps.h"
 #include "format/offload_binary.h"
@@ -42,10 +43,19 @@ struct options {
 	struct image_spec *specs;
 	size_t nspecs;
 	int archive, list, json, help, version;
+	const char *extract_dir; /* --extract[=DIR]: every image, into DIR */
 	struct ob_encode_opts enc;
 	int method_given, level_given, compress;
 	const char *llvm;   /* --llvm=<release> */
 	unsigned release;   /* the LLVM release whose output is matched */
+};
+
+/* An image in another container (extract/containers.h), as listed. */
+struct contained_row {
+	const char *format, *producer, *triple, *arch, *file, *member, *path, *compression;
+	const char *origin;      /* "file" or "file(member)" */
+	uint64_t size, stored;
+	bool linked;
 };
 
 /* Every offload binary found in the inputs, and the images they hold. */
@@ -66,6 +76,15 @@ struct collection {
 	size_t nmaps;
 	struct ol_ar_keep thin;  /* member files of thin archives */
 	const char *input;
+	bool containers;         /* also the images of other containers (--list, --extract) */
+	/* (listed in input order: an input's offload binaries, then its
+	 * other containers' images) */
+	struct row_ref { bool contained; size_t index; } *order;
+	size_t norder, caporder;
+	struct contained_row *rows;
+	size_t nrows, caprows;
+	const char *extract_dir; /* --extract: write each image there */
+	size_t extracted;
 };
 
 static const char usage_text[] =
@@ -76,6 +95,7 @@ static const char usage_text[] =
 	"USAGE: offlink-binary -o <file> --image=file=<f>,triple=<t>[,<key>=<value>]...\n"
 	"       offlink-binary <input>... --image=<key>=<value>[,...]... [--archive -o <lib.a>]\n"
 	"       offlink-binary --list [--json] <input>...\n"
+	"       offlink-binary --extract[=<dir>] <input>...\n"
 	"\n"
 	"Inputs may be raw offload binaries, ELF objects, executables or shared\n"
 	"objects with offload sections, or static archives of those.\n"
@@ -90,6 +110,13 @@ static const char usage_text[] =
 	"  --list                     list the images: kind, producer, triple, arch,\n"
 	"                             size and origin, one row each\n"
 	"  --json                     with --list, print JSON instead of a table\n"
+	"  --extract[=<dir>]          write every image of the inputs into <dir>\n"
+	"                             (default .), decompressed, and print each name\n"
+	"\n"
+	"--list and --extract read every container: offload binaries, clang's\n"
+	"bundles (plain or compressed, several back to back), NVIDIA fat binaries\n"
+	"(.nv_fatbin, nvcc's __nv_relfatbin), HIP fat binaries, SPIR-V containers;\n"
+	"each image's ORIGIN names the containers it sits in, outermost first.\n"
 	"  --llvm=<release>           write what that LLVM release's packager writes\n"
 	"                             (16, 19, 22, ...; default: $OFFLINK_LLVM, else the\n"
 	"                             release of the clang that runs offlink-binary,\n"
@@ -222,6 +249,10 @@ static int parse_one(struct options *o, struct ol_strvec *args, size_t *i)
 		o->list = 1;
 	} else if (opt_is(a, "json")) {
 		o->json = 1;
+	} else if (opt_is(a, "extract")) {
+		o->extract_dir = ".";
+	} else if ((v = opt_value(a, "extract"))) {
+		o->extract_dir = v;
 	} else if (opt_is(a, "compress")) {
 		o->compress = 1;
 	} else if (opt_is(a, "help") || strcmp(a, "-h") == 0 ||
@@ -243,6 +274,10 @@ static int check_options(struct options *o)
 
 	if (o->json && !o->list)
 		return usage_error("--json needs --list");
+	if (o->extract_dir && (o->list || o->nspecs || o->output || o->archive))
+		return usage_error("--extract takes only input files");
+	if (o->extract_dir && o->inputs.n == 0)
+		return usage_error("--extract needs at least one input file");
 	if (o->list && (o->nspecs || o->output || o->archive))
 		return usage_error("--list takes only input files (and --json)");
 	if (o->list && o->inputs.n == 0)
@@ -285,7 +320,7 @@ static int parse_options(struct ol_strvec *args, struct options *o)
 	}
 	if (o->help || o->version)
 		return 0;
-	if (!o->output && o->inputs.n == 0 && !o->list)
+	if (!o->output && o->inputs.n == 0 && !o->list && !o->extract_dir)
 		return usage_error("nothing to do: give -o to package or an input to extract from");
 	o->release = ol_llvm_tool_release(o->llvm, OL_LLVM_NEWEST_KNOWN, &bad);
 	if (!o->release)
@@ -326,6 +361,66 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 	return OL_OK;
 }
 
+static enum ol_err note_order(struct collection *c, bool contained, size_t index,
+			      struct ol_diag *d)
+{
+	struct row_ref *o = ol_grow(c->order, c->norder, &c->caporder, sizeof(*o), 32);
+
+	if (!o)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	c->order = o;
+	c->order[c->norder++] = (struct row_ref){ contained, index };
+	return OL_OK;
+}
+
+static enum ol_err extract_contained(struct collection *c, const struct ol_contained *x,
+				     struct ol_diag *d);
+
+static enum ol_err on_contained(void *ctx, const struct ol_contained *x, struct ol_diag *d)
+{
+	struct collection *c = ctx;
+	struct contained_row *r = ol_grow(c->rows, c->nrows, &c->caprows, sizeof(*r), 16);
+
+	if (!r)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	c->rows = r;
+	r = &c->rows[c->nrows];
+	*r = (struct contained_row){
+		ol_arena_strdup(&c->arena, x->format), ol_arena_strdup(&c->arena, x->producer),
+		ol_arena_strdup(&c->arena, x->triple), ol_arena_strdup(&c->arena, x->arch),
+		ol_arena_strdup(&c->arena, x->file), ol_arena_strdup(&c->arena, x->member),
+		ol_arena_strdup(&c->arena, x->path), ol_arena_strdup(&c->arena, x->compression),
+		x->member ? ol_arena_printf(&c->arena, "%s(%s)", x->file, x->member)
+			  : ol_arena_strdup(&c->arena, x->file),
+		x->size, x->stored, x->linked,
+	};
+	if (!r->format || !r->path || !r->origin || (x->member && !r->member))
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (note_order(c, true, c->nrows++, d))
+		return d->code;
+	return c->extract_dir ? extract_contained(c, x, d) : OL_OK;
+}
+
+/* The images inside an offload binary's images (a fatbinary, a SPIR-V
+ * container), after its own rows. */
+static enum ol_err nested_in_binaries(struct collection *c, size_t from, struct ol_diag *d)
+{
+	for (size_t i = from; i < c->nimgs; i++) {
+		const struct found_image *f = &c->imgs[i];
+		const char *path = ol_arena_printf(&c->arena, "%s > offload binary image %zu",
+						   f->origin.section ? f->origin.section : "file", i - from);
+		bool found;
+
+		if (!path || ol_scan_nested(f->origin.file, f->origin.member, path, f->origin.final,
+					    f->entry->image, (size_t)f->entry->image_size, on_contained,
+					    c, &found, d)) {
+			ol_diag_locate(d, f->origin.file, f->origin.member, 0);
+			return d->code ? d->code : OL_E_NOMEM;
+		}
+	}
+	return OL_OK;
+}
+
 static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 			   struct ol_diag *d)
 {
@@ -343,8 +438,22 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 			ol_diag_locate(d, inputs->v[i], NULL, 0);
 			return d->code;
 		}
-		if (ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
+		size_t first = c->nimgs;
+
+		/* (a raw bundle or fat binary is no offload binary: only the
+		 * listing and --extract read it) */
+		if (!(c->containers && ol_is_raw_container(m->data, m->len)) &&
+		    ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
 				    OL_SCAN_STRICT, on_binary, c, &c->thin, d))
+			return d->code;
+		if (!c->containers)
+			continue;
+		for (size_t k = first; k < c->nimgs; k++)
+			if (note_order(c, false, k, d))
+				return d->code;
+		if (nested_in_binaries(c, first, d) ||
+		    (!ob_is_offload_binary(m->data, m->len) &&
+		     ol_scan_containers(inputs->v[i], NULL, m->data, m->len, on_contained, c, d)))
 			return d->code;
 	}
 	return OL_OK;
@@ -360,6 +469,8 @@ static void collection_free(struct collection *c)
 	free(c->bins);
 	free(c->imgs);
 	free(c->maps);
+	free(c->order);
+	free(c->rows);
 	ol_arena_free(&c->arena);
 }
 
@@ -416,14 +527,38 @@ static const char *content_text(struct ol_arena *a, const struct ob_entry *e)
 			       strcmp(what, "spirv") ? " in an Intel container" : "");
 }
 
+static const char *dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+/* "x.o(m.o) [section .nv_fatbin > fat binary 0 > entry 1, zstd: 1280 bytes stored]" */
+static const char *row_origin(struct ol_arena *a, const struct contained_row *r)
+{
+	const char *where = r->origin;
+
+	return r->compression
+		? ol_arena_printf(a, "%s [%s, %s: %llu bytes stored]", where, r->path, r->compression,
+				  (unsigned long long)r->stored)
+		: ol_arena_printf(a, "%s [%s]", where, r->path);
+}
+
 static void list_table(struct collection *c)
 {
 	printf("%-10s %-9s %-28s %-16s %10s  %s\n", "KIND", "PRODUCER",
 	       "TRIPLE", "ARCH", "SIZE", "ORIGIN");
-	for (size_t i = 0; i < c->nimgs; i++) {
-		const struct found_image *f = &c->imgs[i];
-		const char *triple = ob_entry_get(f->entry, "triple");
+	for (size_t k = 0; k < c->norder; k++) {
+		const struct contained_row *r = c->order[k].contained ? &c->rows[c->order[k].index]
+									: NULL;
+		const struct found_image *f = r ? NULL : &c->imgs[c->order[k].index];
+		const char *triple = f ? ob_entry_get(f->entry, "triple") : NULL;
 
+		if (r) {
+			printf("%-10s %-9s %-28s %-16s %10llu  %s%s\n", r->format, dash(r->producer),
+			       dash(r->triple), dash(r->arch), (unsigned long long)r->size,
+			       row_origin(&c->arena, r), r->linked ? " [linked]" : "");
+			continue;
+		}
 		printf("%-10s %-9s %-28s %-16s %10llu  %s%s%s\n",
 		       ob_image_kind_name(f->entry->image_kind),
 		       ob_offload_kind_name(f->entry->offload_kind),
@@ -500,19 +635,66 @@ static void json_image(struct collection *c, const struct found_image *f)
 	printf("}");
 }
 
+/* An image of another container: the same fields, with "containers",
+ * the path of containers it sits in (outermost first), its compression
+ * and stored size. */
+static void json_row(const struct contained_row *r)
+{
+	const char *p = r->path;
+
+	printf("  {");
+	json_field("kind", r->format, 0);
+	json_field("producer", r->producer, 1);
+	json_field("triple", r->triple, 1);
+	json_field("arch", r->arch, 1);
+	printf(", \"size\": %llu", (unsigned long long)r->size);
+	json_field("origin", r->origin, 1);
+	json_field("file", r->file, 1);
+	printf(", \"member\": ");
+	if (r->member)
+		ol_json_string(stdout, r->member);
+	else
+		printf("null");
+	printf(", \"linked\": %s, \"containers\": [", r->linked ? "true" : "false");
+	/* (an element may hold a bundle ID from the file: escaped) */
+	for (int first = 1; *p; first = 0) {
+		size_t n = strcspn(p, ">");
+		char *el;
+
+		while (n && p[n - 1] == ' ')
+			n--;
+		printf("%s", first ? "" : ", ");
+		if ((el = strndup(p, n))) {
+			ol_json_string(stdout, el);
+			free(el);
+		}
+		p += strcspn(p, ">");
+		p += strspn(p, "> ");
+	}
+	printf("], \"compression\": ");
+	if (r->compression)
+		ol_json_string(stdout, r->compression);
+	else
+		printf("null");
+	printf(", \"stored\": %llu}", (unsigned long long)r->stored);
+}
+
 static void list_json(struct collection *c)
 {
 	printf("[\n");
-	for (size_t i = 0; i < c->nimgs; i++) {
-		json_image(c, &c->imgs[i]);
-		printf("%s\n", i + 1 < c->nimgs ? "," : "");
+	for (size_t k = 0; k < c->norder; k++) {
+		if (c->order[k].contained)
+			json_row(&c->rows[c->order[k].index]);
+		else
+			json_image(c, &c->imgs[c->order[k].index]);
+		printf("%s\n", k + 1 < c->norder ? "," : "");
 	}
 	printf("]\n");
 }
 
 static int run_list(const struct options *o)
 {
-	struct collection c = { 0 };
+	struct collection c = { .containers = true };
 	struct ol_diag d;
 	int rc = EXIT_OK;
 
@@ -640,6 +822,91 @@ static int extract_archive(struct collection *c, const struct options *o,
 	if (ol_archive_write(dest, m, n, true, &d))
 		rc = report(&d);
 	free(m);
+	return rc;
+}
+
+/* ---- --extract: every image, whatever its container ---- */
+
+static const char *format_ext(const char *format)
+{
+	static const char *const map[][2] = {
+		{ "cubin", "cubin" }, { "ptx", "ptx" }, { "ltoir", "ltoir" }, { "bitcode", "bc" },
+		{ "spirv", "spv" }, { "object", "o" }, { "elf", "elf" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(format, map[i][0]))
+			return map[i][1];
+	return "bin";
+}
+
+/* <dir>/<input stem>[-<member stem>].<n>.<triple>-<arch>.<ext>: every
+ * part from the file made safe for a name (common/escape.h). */
+static enum ol_err extract_one(struct collection *c, const char *file, const char *member,
+			       const char *triple, const char *arch, const char *ext,
+			       const uint8_t *data, size_t size, struct ol_diag *d)
+{
+	const char *base = base_name(file), *dot = strrchr(base, '.');
+	int stem = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+	struct ol_buf b = { 0 };
+	enum ol_err rc;
+
+	rc = ol_buf_printf(&b, "%s/%.*s", c->extract_dir, stem, base);
+	if (member) {
+		rc |= ol_buf_puts(&b, "-");
+		rc |= ol_file_name_part(&b, member, OL_NAME_PART_MAX);
+	}
+	rc |= ol_buf_printf(&b, ".%zu.", c->extracted++);
+	rc |= ol_file_name_part(&b, triple && *triple ? triple : "none", OL_NAME_PART_MAX);
+	rc |= ol_buf_puts(&b, "-");
+	rc |= ol_file_name_part(&b, arch && *arch ? arch : "none", OL_NAME_PART_MAX);
+	rc |= ol_buf_printf(&b, ".%s", ext);
+	if (rc) {
+		ol_buf_free(&b);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
+	rc = ol_write_file_atomic((char *)b.data, data, size, d);
+	if (!rc)
+		printf("%s\n", (char *)b.data);
+	ol_buf_free(&b);
+	return rc;
+}
+
+static enum ol_err extract_contained(struct collection *c, const struct ol_contained *x,
+				     struct ol_diag *d)
+{
+	return extract_one(c, x->file, x->member, x->triple, x->arch, format_ext(x->format),
+			   x->data, x->size, d);
+}
+
+/* Every image of every input, whatever the container: an offload binary's
+ * images as they are (a container among them opened too), the others
+ * decompressed; each file's name printed. */
+static int run_extract_all(const struct options *o)
+{
+	struct collection c = { .containers = true, .extract_dir = o->extract_dir };
+	struct ol_diag d;
+	int rc = EXIT_OK;
+
+	ol_diag_clear(&d);
+	if (collect(&c, &o->inputs, &d)) {
+		rc = report(&d);
+	} else {
+		for (size_t k = 0; k < c.norder && rc == EXIT_OK; k++) {
+			const struct found_image *f = &c.imgs[c.order[k].index];
+
+			if (c.order[k].contained)
+				continue;
+			if (extract_one(&c, f->input, f->origin.member, ob_entry_get(f->entry, "triple"),
+					ob_entry_get(f->entry, "arch"),
+					ob_image_kind_ext(f->entry->image_kind), f->entry->image,
+					(size_t)f->entry->image_size, &d))
+				rc = report(&d);
+		}
+	}
+	if (fflush(stdout) != 0 && rc == EXIT_OK)
+		rc = EXIT_ERROR;
+	collection_free(&c);
 	return rc;
 }
 
@@ -865,6 +1132,8 @@ int main(int argc, char **argv)
 		       OFFLINK_VERSION, OFFLINK_LLVM_COMPAT);
 	else if (rc == 0 && o.list)
 		rc = run_list(&o);
+	else if (rc == 0 && o.extract_dir)
+		rc = run_extract_all(&o);
 	else if (rc == 0 && o.inputs.n)
 		rc = run_extract(&o);
 	else if (rc == 0)

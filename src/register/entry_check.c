@@ -42,6 +42,7 @@
 #include "devlink/devlink.h"
 #include "extract/elf_file.h"
 #include "extract/entry_tables.h"
+#include "extract/nvcc_rdc.h"
 #include "format/bitcode_symtab.h"
 #include "format/target_id.h"
 
@@ -143,9 +144,51 @@ static enum ol_err read_object(struct checker *c, uint8_t *p, size_t len, const 
 	return rc;
 }
 
-static enum ol_err read_entries(struct checker *c)
+/* nvcc's relocatable modules have no entry table: their kernels are their
+ * cubins' entry functions (st_other 0x10), registered by the module's own
+ * callback; checked as entries of the module's object. */
+static enum ol_err on_nvcc_kernel(void *ctx, const struct ol_elf_symbol *s, struct ol_diag *d)
+{
+	struct ol_offload_entry e = { "__nv_relfatbin", OB_OFK_CUDA, s->name, 0, 0 };
+
+	if (!s->defined || s->type != STT_FUNC || !(s->other & 0x10))
+		return OL_OK;
+	return on_entry(ctx, &e, d);
+}
+
+static enum ol_err read_nvcc_kernels(struct checker *c)
 {
 	enum ol_err rc = OL_OK;
+
+	for (size_t i = 0; i < c->l->nimages; i++) {
+		const struct ol_image *img = &c->l->images[i];
+		struct ol_diag d;
+		struct ol_elf e;
+
+		if (!img->taken || img->kind != OB_OFK_CUDA ||
+		    img->entry->image_kind != OB_IMG_CUBIN ||
+		    !ob_entry_get(img->entry, OL_NVCC_MODULE_KEY))
+			continue;
+		ol_diag_clear(&d);
+		c->origin = img->origin;
+		if (ol_elf_open(&e, (uint8_t *)(uintptr_t)img->entry->image,
+				(size_t)img->entry->image_size, &d) == OL_OK) {
+			rc |= ol_elf_for_each_global(&e, false, on_nvcc_kernel, c, &d);
+			ol_elf_close(&e);
+		}
+		if (d.code) {
+			ol_diag_prefix(&d, "%s: its nvcc cubin for %s", ol_link_quote(c->l, img->origin),
+				       img->arch);
+			ol_link_error(c->l, &d);
+			rc = d.code;
+		}
+	}
+	return rc;
+}
+
+static enum ol_err read_entries(struct checker *c)
+{
+	enum ol_err rc = read_nvcc_kernels(c);
 
 	for (size_t i = 0; i < c->l->ninputs; i++) {
 		struct ol_input *in = &c->l->inputs[i];

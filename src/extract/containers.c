@@ -1,0 +1,325 @@
+#include "extract/containers.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "extract/archive_reader.h"
+#include "extract/elf_file.h"
+#include "format/bundle.h"
+#include "format/bundle_id.h"
+#include "format/bundle_seq.h"
+#include "format/ccob.h"
+#include "format/cuda_fatbin.h"
+#include "format/spirv_container.h"
+
+/* A scan in progress: where, and whom to tell. */
+struct scan {
+	const char *file, *member;
+	bool linked;
+	ol_contained_cb cb;
+	void *ctx;
+};
+
+static const char *image_format(const uint8_t *p, size_t n)
+{
+	if (n == 0)
+		return "empty";
+	if (ol_is_spirv(p, n))
+		return "spirv";
+	if (n >= 4 && ((p[0] == 'B' && p[1] == 'C' && p[2] == 0xc0 && p[3] == 0xde) ||
+		       (p[0] == 0xde && p[1] == 0xc0 && p[2] == 0x17 && p[3] == 0x0b)))
+		return "bitcode";
+	if (ol_is_elf(p, n))
+		return n >= 18 && (p[16] | p[17] << 8) == 1 ? "object" : "elf";
+	return "data";
+}
+
+static enum ol_err report(const struct scan *s, const char *path, const char *format,
+			  const char *producer, const char *triple, const char *arch,
+			  const uint8_t *data, size_t size, const char *compression, size_t stored,
+			  struct ol_diag *d)
+{
+	struct ol_contained c = { s->file, s->member, path, format, producer, triple, arch,
+				  data, size, compression, stored, s->linked };
+
+	return s->cb(s->ctx, &c, d);
+}
+
+static enum ol_err nested(const struct scan *s, const char *path, const uint8_t *p, size_t len,
+			  bool *found, struct ol_diag *d);
+
+/* ---- NVIDIA fat binaries ---- */
+
+static enum ol_err fatbin_entry(const struct scan *s, const char *path,
+				const struct ol_fatbin_entry *e, struct ol_diag *d)
+{
+	struct ol_buf out = { 0 };
+	const uint8_t *code;
+	size_t len;
+	char kind[16], arch[24];
+	const char *format = e->kind == OL_FATBIN_ELF ? "cubin"
+			     : ol_fatbin_kind_name(e->kind, kind, sizeof(kind));
+	enum ol_err rc;
+
+	snprintf(arch, sizeof(arch), e->kind == OL_FATBIN_PTX ? "compute_%u" : "sm_%u", e->arch);
+	if (ol_fatbin_entry_code(e, &out, &code, &len, d)) {
+		ol_diag_prefix(d, "%s", path);
+		ol_buf_free(&out);
+		return d->code;
+	}
+	rc = report(s, path, format, "cuda", "nvptx64-nvidia-cuda", arch, code, len,
+		    ol_fatbin_compression(e), e->stored, d);
+	ol_buf_free(&out);
+	return rc;
+}
+
+static enum ol_err fatbins(const struct scan *s, const char *where, const uint8_t *p,
+			   size_t len, struct ol_diag *d)
+{
+	size_t *offs = NULL, n = 0;
+	enum ol_err rc = OL_OK;
+
+	if (ol_fatbin_spans(p, len, &offs, &n, d)) {
+		ol_diag_prefix(d, "%s", where);
+		return d->code;
+	}
+	for (size_t k = 0; k < n && !rc; k++) {
+		struct ol_fatbin f;
+
+		if ((rc = ol_fatbin_decode(p + offs[k], len - offs[k], &f, d)))
+			break;
+		for (size_t i = 0; i < f.n && !rc; i++) {
+			char *path = NULL;
+
+			if (asprintf(&path, "%s > fat binary %zu > entry %zu", where, k, i) < 0)
+				rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+			else
+				rc = fatbin_entry(s, path, &f.v[i], d);
+			free(path);
+		}
+		ol_fatbin_free(&f);
+	}
+	free(offs);
+	return rc;
+}
+
+/* ---- bundles ---- */
+
+/* One bundle entry: its ID says the producer, triple and arch; an entry
+ * that is itself a container is opened. */
+static enum ol_err bundle_entry(const struct scan *s, const char *where,
+				const struct ol_bundle_entry *e, const char *compression,
+				size_t stored, struct ol_diag *d)
+{
+	struct ol_bundle_id id;
+	struct ol_diag ignore;
+	char *path = NULL, triple[200] = "";
+	const char *producer = "";
+	bool found = false;
+	enum ol_err rc;
+
+	ol_diag_clear(&ignore);
+	/* (the host's part of a HIP bundle is empty: no device image) */
+	if (e->size == 0 && e->id_len >= 5 && !memcmp(e->id, "host-", 5))
+		return OL_OK;
+	if (asprintf(&path, "%s > entry %.*s", where, (int)e->id_len, e->id) < 0)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (ol_bundle_id_parse(e->id, e->id_len, &id, &ignore) == OL_OK) {
+		producer = !strcmp(id.kind, "hipv4") ? "hip" : id.kind;
+		snprintf(triple, sizeof(triple), "%s-%s-%s%s%s", id.arch, id.vendor, id.os,
+			 id.env[0] ? "-" : "", id.env);
+	}
+	if (!(rc = nested(s, path, e->data, (size_t)e->size, &found, d)) && !found)
+		rc = report(s, path, image_format(e->data, (size_t)e->size), producer, triple,
+			    ignore.code ? "" : id.target_id, e->data, (size_t)e->size, compression,
+			    stored, d);
+	free(path);
+	return rc;
+}
+
+static enum ol_err one_bundle(const struct scan *s, const char *where, const uint8_t *p,
+			      size_t len, struct ol_diag *d)
+{
+	struct ol_buf inflated = { 0 };
+	struct ol_ccob_info info;
+	struct ol_bundle b;
+	char compression[32] = "";
+	enum ol_err rc = OL_OK;
+
+	if (ol_is_ccob(p, len)) {
+		if (ol_ccob_decode(p, len, &inflated, &info, d)) {
+			ol_diag_prefix(d, "%s", where);
+			ol_buf_free(&inflated);
+			return d->code;
+		}
+		snprintf(compression, sizeof(compression), "ccob v%u %s", info.version,
+			 info.method == 1 ? "zstd" : "zlib");
+		p = inflated.data;
+		len = inflated.len;
+	}
+	if (ol_bundle_decode_binary(p, len, &b, d)) {
+		ol_diag_prefix(d, "%s", where);
+		ol_buf_free(&inflated);
+		return d->code;
+	}
+	for (size_t i = 0; i < b.n && !rc; i++)
+		rc = bundle_entry(s, where, &b.entries[i], compression[0] ? compression : NULL,
+				  compression[0] ? (size_t)info.compressed_size : (size_t)b.entries[i].size,
+				  d);
+	ol_bundle_free(&b);
+	ol_buf_free(&inflated);
+	return rc;
+}
+
+static enum ol_err bundles(const struct scan *s, const char *where, const uint8_t *p,
+			   size_t len, struct ol_diag *d)
+{
+	struct ol_bundle_span *v = NULL;
+	size_t n = 0;
+	enum ol_err rc = OL_OK;
+
+	if (ol_bundle_spans(p, len, &v, &n, d)) {
+		ol_diag_prefix(d, "%s", where);
+		return d->code;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *path = NULL;
+
+		if (asprintf(&path, n > 1 ? "%s > bundle %zu" : "%s", where, i) < 0)
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		else
+			rc = one_bundle(s, path, p + v[i].offset, v[i].size, d);
+		free(path);
+	}
+	free(v);
+	return rc;
+}
+
+/* ---- nesting ---- */
+
+static enum ol_err nested(const struct scan *s, const char *path, const uint8_t *p, size_t len,
+			  bool *found, struct ol_diag *d)
+{
+	*found = true;
+	if (ol_is_fatbin(p, len))
+		return fatbins(s, path, p, len, d);
+	if (ol_is_binary_bundle(p, len) || ol_is_ccob(p, len))
+		return bundles(s, path, p, len, d);
+	if (ol_is_spirv_container(p, len)) {
+		struct ol_spirv_container c;
+		const char *field, *bad = ol_spirv_container_read(p, len, &c, &field);
+		char *sub = NULL;
+		enum ol_err rc;
+
+		if (bad)
+			return ol_diag_set(d, OL_E_BAD_FIELD, field, "%s: %s", path, bad);
+		if (asprintf(&sub, "%s > Intel container", path) < 0)
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		rc = report(s, sub, "spirv", "openmp", "spirv64-intel", "", p + c.module_offset,
+			    (size_t)c.module_size, NULL, (size_t)c.module_size, d);
+		free(sub);
+		return rc;
+	}
+	*found = false;
+	return OL_OK;
+}
+
+enum ol_err ol_scan_nested(const char *file, const char *member, const char *path, bool linked,
+			   const uint8_t *p, size_t len, ol_contained_cb cb, void *ctx, bool *found,
+			   struct ol_diag *d)
+{
+	struct scan s = { file, member, linked, cb, ctx };
+
+	return nested(&s, path, p, len, found, d);
+}
+
+bool ol_is_raw_container(const uint8_t *p, size_t len)
+{
+	return ol_is_fatbin(p, len) || ol_is_binary_bundle(p, len) || ol_is_ccob(p, len);
+}
+
+/* ---- ELF sections, archives ---- */
+
+static enum ol_err on_section(void *ctx, const struct ol_elf_section *sec, struct ol_diag *d)
+{
+	const struct scan *parent = ctx;
+	struct scan s = *parent;
+	char *where = NULL;
+	enum ol_err rc = OL_OK;
+	bool fatbin = !strcmp(sec->name, ".nv_fatbin") || !strcmp(sec->name, "__nv_relfatbin");
+	bool bundle = !strcmp(sec->name, ".hip_fatbin");
+	bool old = !strncmp(sec->name, OL_BUNDLE_MAGIC, OL_BUNDLE_MAGIC_LEN);
+
+	if ((!fatbin && !bundle && !old) || !sec->data || !sec->size)
+		return OL_OK;
+	/* (nvcc's relocatable code is allocated too, but not linked yet) */
+	s.linked = (sec->shdr.sh_flags & SHF_ALLOC) != 0 && strcmp(sec->name, "__nv_relfatbin");
+	if (asprintf(&where, "section %s", sec->name) < 0)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (fatbin)
+		rc = fatbins(&s, where, sec->data, sec->size, d);
+	else if (bundle)
+		rc = bundles(&s, where, sec->data, sec->size, d);
+	else { /* one entry of an old-driver bundle: its ID is the name's rest */
+		struct ol_bundle_entry e = { sec->name + OL_BUNDLE_MAGIC_LEN,
+					     strlen(sec->name + OL_BUNDLE_MAGIC_LEN), sec->data, sec->size };
+		/* (the host's own section holds one zero byte: the object itself) */
+		if (!(e.size == 1 && e.data[0] == 0))
+			rc = bundle_entry(&s, "bundle sections", &e, NULL, sec->size, d);
+	}
+	free(where);
+	return rc;
+}
+
+static enum ol_err on_member(void *ctx, const struct ol_ar_member *m, struct ol_diag *d)
+{
+	const struct scan *s = ctx;
+	char *name = strdup(m->name);
+	enum ol_err rc;
+
+	if (!name)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	/* (archives in archives are not read, as the linkers do not) */
+	rc = ol_is_elf(m->data, m->size) || ol_is_raw_container(m->data, m->size)
+		? ol_scan_containers(s->file, name, m->data, m->size, s->cb, s->ctx, d) : OL_OK;
+	free(name);
+	return rc;
+}
+
+enum ol_err ol_scan_containers(const char *file, const char *member, uint8_t *p, size_t len,
+			       ol_contained_cb cb, void *ctx, struct ol_diag *d)
+{
+	struct scan s = { file, member, false, cb, ctx };
+	enum ol_err rc;
+
+	if (ol_is_elf(p, len)) {
+		struct ol_elf e;
+
+		if (ol_elf_open(&e, p, len, d))
+			goto located;
+		rc = ol_elf_for_each_section(&e, on_section, &s, d);
+		ol_elf_close(&e);
+		if (rc)
+			goto located;
+		return OL_OK;
+	}
+	if (ol_is_archive(p, len) && !member) {
+		if (ol_archive_for_each(file, p, len, on_member, &s, NULL, d))
+			goto located;
+		return OL_OK;
+	}
+	if (ol_is_raw_container(p, len)) {
+		bool found;
+
+		if (nested(&s, "file", p, len, &found, d))
+			goto located;
+		return OL_OK;
+	}
+	ol_diag_set(d, OL_E_UNRECOGNIZED, NULL, NULL);
+located:
+	if (!d->file[0])
+		ol_diag_locate(d, file, member, 0);
+	return d->code;
+}
