@@ -2,14 +2,18 @@
  * offload binaries: ELF section tables (libelf), static archives
  * (libarchive) and the archive symbol index; and what offlink reads of
  * an object's CUDA/HIP entry tables and their relocations (managed
- * variables). */
+ * variables); nvcc's relocatable device code (its module ID and fat
+ * binary, made an offload binary); and every other container
+ * (extract/containers.h). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "extract/archive_reader.h"
+#include "extract/containers.h"
 #include "extract/elf_file.h"
+#include "extract/nvcc_rdc.h"
 #include "extract/offload_entries.h"
 #include "extract/offload_scan.h"
 
@@ -46,6 +50,16 @@ static enum ol_err on_managed(void *ctx, const char *section, const char *init,
 	return OL_OK;
 }
 
+static enum ol_err on_contained(void *ctx, const struct ol_contained *c, struct ol_diag *d)
+{
+	(void)ctx;
+	(void)d;
+	for (size_t i = 0; i < c->size; i += 97)
+		sink += c->data[i];
+	sink += strlen(c->path) + strlen(c->format);
+	return OL_OK;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The scanners take writable memory (libelf's interface); give them
@@ -66,10 +80,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct ol_elf e;
 
 		if (ol_elf_open(&e, p, size, &d) == OL_OK) {
+			struct ol_nvcc_module m;
+			bool found;
+
 			ol_elf_managed_vars(&e, on_managed, NULL, &d);
+			ol_diag_clear(&d);
+			if (ol_elf_nvcc_module(&e, &m, &found, &d) == OL_OK && found) {
+				struct ob_binary b;
+
+				if (ol_nvcc_binary(&m, &b, &d) == OL_OK) {
+					on_binary(NULL, NULL, &b, &d);
+					ob_binary_free(&b);
+				}
+			}
 			ol_elf_close(&e);
 		}
 	}
+	ol_diag_clear(&d);
+	ol_scan_containers("fuzz", NULL, p, size, on_contained, NULL, &d);
 	free(p);
 	return 0;
 }
