@@ -20,7 +20,11 @@ struct scan {
 	bool linked;
 	ol_contained_cb cb;
 	void *ctx;
+	unsigned depth;     /* containers opened around this one */
 };
+
+/* (a bundle entry may point at the bundle itself: nesting is bounded) */
+#define NESTING_MAX 8
 
 static const char *image_format(const uint8_t *p, size_t n)
 {
@@ -199,10 +203,15 @@ static enum ol_err bundles(const struct scan *s, const char *where, const uint8_
 
 /* ---- nesting ---- */
 
-static enum ol_err nested(const struct scan *s, const char *path, const uint8_t *p, size_t len,
-			  bool *found, struct ol_diag *d)
+static enum ol_err nested(const struct scan *parent, const char *path, const uint8_t *p,
+			  size_t len, bool *found, struct ol_diag *d)
 {
+	struct scan inner = *parent, *s = &inner;
+
 	*found = true;
+	if (++inner.depth > NESTING_MAX && ol_is_raw_container(p, len))
+		return ol_diag_set(d, OL_E_BAD_FIELD, NULL,
+				   "%s: containers nested more than %d deep", path, NESTING_MAX);
 	if (ol_is_fatbin(p, len))
 		return fatbins(s, path, p, len, d);
 	if (ol_is_binary_bundle(p, len) || ol_is_ccob(p, len))
@@ -230,7 +239,7 @@ enum ol_err ol_scan_nested(const char *file, const char *member, const char *pat
 			   const uint8_t *p, size_t len, ol_contained_cb cb, void *ctx, bool *found,
 			   struct ol_diag *d)
 {
-	struct scan s = { file, member, linked, cb, ctx };
+	struct scan s = { file, member, linked, cb, ctx, 0 };
 
 	return nested(&s, path, p, len, found, d);
 }
@@ -291,7 +300,7 @@ static enum ol_err on_member(void *ctx, const struct ol_ar_member *m, struct ol_
 enum ol_err ol_scan_containers(const char *file, const char *member, uint8_t *p, size_t len,
 			       ol_contained_cb cb, void *ctx, struct ol_diag *d)
 {
-	struct scan s = { file, member, false, cb, ctx };
+	struct scan s = { file, member, false, cb, ctx, 0 };
 	enum ol_err rc;
 
 	if (ol_is_elf(p, len)) {
