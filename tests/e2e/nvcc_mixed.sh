@@ -68,11 +68,15 @@ runs() { # PROG LOG
 	contains "$1.out" "ran"
 }
 
+clang_object() { # N: cl<N>.o, clang N's side
+	local cu=(-x cuda --offload-new-driver -fgpu-rdc --offload-arch=sm_90 --cuda-path="$CUDA" -nocudainc
+		  -Wno-unknown-cuda-version -Xclang -target-sdk-version=12.5 -I"$GPU_SRC")
+	[ -e cl$1.o ] || check "clang $1 -fgpu-rdc" clang-$1 "${cu[@]}" -c cl.cu -o cl$1.o
+}
+
 mixed() { # N: clang N's object, nvcc's as an object and as a library
-	local n=$1 cu
-	cu=(-x cuda --offload-new-driver -fgpu-rdc --offload-arch=sm_90 --cuda-path="$CUDA" -nocudainc
-	    -Wno-unknown-cuda-version -Xclang -target-sdk-version=12.5 -I"$GPU_SRC")
-	check "clang $n -fgpu-rdc" clang-$n "${cu[@]}" -c cl.cu -o cl$n.o
+	local n=$1
+	clang_object $n
 	for how in object library; do
 		local nv=(nv.o nvonly.o) name=mixed$n-$how
 		[ $how = library ] && nv=(-L. -lnv)
@@ -145,6 +149,8 @@ EOF
 	echo "ok: nvcc's own link and offlink's register the same kernels, the same cubin kernels"
 
 	# errors
+	need clang-19
+	clang_object 19
 	check "nvcc sm_80" "$NVCC" -rdc=true -arch=sm_80 -c nv.cu -o nv80.o
 	ar rcs libnv80.a nv80.o
 	expect_status 1 clang++-19 --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" main.o cl19.o -L. -lnv80 \

@@ -316,6 +316,41 @@ static void cuda_sources_register_everything(void **state)
 	ol_buf_free(&out);
 }
 
+/* nvcc's relocatable modules: a registration function per module, the
+ * handshake, a version 2 wrapper; an ID that is no identifier refused. */
+static void cuda_sources_register_nvcc_modules(void **state)
+{
+	static const char *const ids[] = { "_31f2b892_4_a_cu_0416e7e7", "_2347_b_cu" };
+	static const char *const bad[] = { "_x(); int y", "" };
+	struct wrap_cuda_hip cuda = { false, "prog", "/t/cuda.fatbin", "Fatbinary of: sm_90",
+				      true, NULL, 0, ids, 2 };
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+	const char *s;
+
+	(void)state;
+	ol_diag_clear(&d);
+	assert_int_equal(wrap_cuda_hip_source(&cuda, &out, &d), OL_OK);
+	s = (const char *)out.data;
+	assert_non_null(strstr(s, "void __cudaRegisterLinkedBinary_31f2b892_4_a_cu_0416e7e7(void (*callback)(void **)"));
+	assert_non_null(strstr(s, "void __cudaRegisterLinkedBinary_2347_b_cu(void (*callback)(void **)"));
+	assert_non_null(strstr(s, "extern const struct __offlink_fatbin_wrapper __fatbinwrap_2347_b_cu;"));
+	assert_non_null(strstr(s, "__offlink_nvcc_prelinked[1] = __fatbinwrap_2347_b_cu.data;"));
+	assert_non_null(strstr(s, "0x466243b1, 2, __offlink_cuda_fatbin, (void *)__offlink_nvcc_prelinked"));
+	assert_non_null(strstr(s, "if (++__offlink_nvcc_arrived == 3)"));
+	assert_non_null(strstr(s, "= \"def _2347_b_cu\";"));
+	/* the callbacks after clang's entries, before the end */
+	assert_true(strstr(s, "__offlink_nvcc_callback[i](__offlink_cuda_handle)") <
+		    strstr(s, "__cudaRegisterFatBinaryEnd(__offlink_cuda_handle)"));
+	ol_buf_free(&out);
+	for (size_t i = 0; i < 2; i++) {
+		cuda.nvcc_modules = &bad[i];
+		cuda.nnvcc = 1;
+		assert_int_equal(wrap_cuda_hip_source(&cuda, &out, &d), OL_E_BAD_FIELD);
+		ol_buf_free(&out);
+	}
+}
+
 static void cuda_tools_are_searched_in_order(void **state)
 {
 	struct ol_link l;
@@ -376,6 +411,7 @@ int main(void)
 		cmocka_unit_test(strmap_put_get_grow),
 		cmocka_unit_test(openmp_source_has_the_tables),
 		cmocka_unit_test(cuda_sources_register_everything),
+		cmocka_unit_test(cuda_sources_register_nvcc_modules),
 		cmocka_unit_test(cuda_tools_are_searched_in_order),
 	};
 
