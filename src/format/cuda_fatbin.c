@@ -6,6 +6,7 @@
 
 #include "common/le.h"
 #include "format/compress.h"
+#include "format/spans.h"
 
 bool ol_is_fatbin(const uint8_t *p, size_t len)
 {
@@ -132,50 +133,38 @@ enum ol_err ol_fatbin_decode(const uint8_t *p, size_t len, struct ol_fatbin *out
 	return OL_OK;
 }
 
+static enum ol_err fatbin_extent(const uint8_t *p, size_t len, uint64_t *extent,
+				 struct ol_diag *d)
+{
+	struct ol_fatbin f;
+
+	if (ol_fatbin_decode(p, len, &f, d))
+		return d->code;
+	*extent = f.size;
+	ol_fatbin_free(&f);
+	return OL_OK;
+}
+
+static const struct ol_span_kind fatbin_kind = { "fat binary", ol_is_fatbin, fatbin_extent,
+						 OL_E_BAD_FATBIN };
+
 enum ol_err ol_fatbin_spans(const uint8_t *p, size_t len, size_t **offsets, size_t *n,
 			    struct ol_diag *d)
 {
-	size_t at = 0, cap = 0;
+	struct ol_span *sp;
 
 	*offsets = NULL;
-	*n = 0;
-	while (at < len && ol_is_fatbin(p + at, len - at)) {
-		struct ol_fatbin f;
-		size_t *grown;
-
-		if (ol_fatbin_decode(p + at, len - at, &f, d)) {
-			if (d->has_offset)
-				d->offset += at;
-			ol_diag_prefix(d, "fat binary %zu (at offset %zu)", *n, at);
-			goto fail;
-		}
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 4;
-			if (!(grown = realloc(*offsets, cap * sizeof(*grown)))) {
-				ol_fatbin_free(&f);
-				ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-				goto fail;
-			}
-			*offsets = grown;
-		}
-		(*offsets)[(*n)++] = at;
-		at += f.size;
-		ol_fatbin_free(&f);
-		while (at < len && p[at] == 0)
-			at++;
+	if (ol_spans(&fatbin_kind, p, len, &sp, n, d))
+		return d->code;
+	if (*n && !(*offsets = calloc(*n, sizeof(**offsets)))) {
+		free(sp);
+		*n = 0;
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
-	if (at < len && *n) {
-		ol_diag_at(d, OL_E_BAD_FATBIN, at, "padding",
-			   "after fat binary %zu, a byte 0x%02x that is neither padding nor the "
-			   "start of a fat binary", *n - 1, p[at]);
-		goto fail;
-	}
+	for (size_t i = 0; i < *n; i++)
+		(*offsets)[i] = sp[i].offset;
+	free(sp);
 	return OL_OK;
-fail:
-	free(*offsets);
-	*offsets = NULL;
-	*n = 0;
-	return d->code;
 }
 
 /* ---- NVIDIA's LZ4 block scheme ---- */
