@@ -482,13 +482,6 @@ static const char *origin_text(struct ol_arena *a, const struct ol_origin *o)
 			 : o->file;
 }
 
-static const char *arch_or_dash(const struct ob_entry *e)
-{
-	const char *arch = ob_entry_get(e, "arch");
-
-	return arch && *arch ? arch : "-";
-}
-
 /* What the image's bytes are, where offlink knows more than the image
  * kind says: a SPIR-V module ("elf" to LLVM), or the ELF container LLVM
  * 22 registers one in; NULL otherwise.  *spv is filled for both. */
@@ -527,9 +520,20 @@ static const char *content_text(struct ol_arena *a, const struct ob_entry *e)
 			       strcmp(what, "spirv") ? " in an Intel container" : "");
 }
 
-static const char *dash(const char *s)
+/* s as the table shows it: "-" when empty, and names read from the
+ * files (triples, archs, bundle IDs, member names) with control bytes
+ * escaped (common/escape.h), so that no input can drive the terminal. */
+static const char *shown(struct ol_arena *a, const char *s)
 {
-	return s && *s ? s : "-";
+	struct ol_buf b = { 0 };
+	const char *r = NULL;
+
+	if (!s || !*s)
+		return "-";
+	if (!ol_escape_terminal(&b, s, strlen(s)))
+		r = ol_arena_strdup(a, (char *)b.data);
+	ol_buf_free(&b);
+	return r ? r : "?";
 }
 
 /* "x.o(m.o) [section .nv_fatbin > fat binary 0 > entry 1, zstd: 1280 bytes stored]" */
@@ -545,6 +549,8 @@ static const char *row_origin(struct ol_arena *a, const struct contained_row *r)
 
 static void list_table(struct collection *c)
 {
+	struct ol_arena *a = &c->arena;
+
 	printf("%-10s %-9s %-28s %-16s %10s  %s\n", "KIND", "PRODUCER",
 	       "TRIPLE", "ARCH", "SIZE", "ORIGIN");
 	for (size_t k = 0; k < c->norder; k++) {
@@ -554,17 +560,18 @@ static void list_table(struct collection *c)
 		const char *triple = f ? ob_entry_get(f->entry, "triple") : NULL;
 
 		if (r) {
-			printf("%-10s %-9s %-28s %-16s %10llu  %s%s\n", r->format, dash(r->producer),
-			       dash(r->triple), dash(r->arch), (unsigned long long)r->size,
-			       row_origin(&c->arena, r), r->linked ? " [linked]" : "");
+			printf("%-10s %-9s %-28s %-16s %10llu  %s%s\n", shown(a, r->format),
+			       shown(a, r->producer), shown(a, r->triple), shown(a, r->arch),
+			       (unsigned long long)r->size, shown(a, row_origin(a, r)),
+			       r->linked ? " [linked]" : "");
 			continue;
 		}
 		printf("%-10s %-9s %-28s %-16s %10llu  %s%s%s\n",
 		       ob_image_kind_name(f->entry->image_kind),
 		       ob_offload_kind_name(f->entry->offload_kind),
-		       triple && *triple ? triple : "-", arch_or_dash(f->entry),
+		       shown(a, triple), shown(a, ob_entry_get(f->entry, "arch")),
 		       (unsigned long long)f->entry->image_size,
-		       origin_text(&c->arena, &f->origin),
+		       shown(a, origin_text(a, &f->origin)),
 		       f->origin.final ? " [linked]" : "", content_text(&c->arena, f->entry));
 	}
 }

@@ -164,4 +164,14 @@ for a in gfx908 gfx90a; do
 	same_bytes "$(grep -- "-$a\.elf$" hip.list)" ref.$a
 done
 echo "ok: a HIP program's code objects, as the bundler unbundles them"
+
+# ---- names from the files reach the terminal escaped ----
+printf 'code' >esc.img
+check "an image with control bytes in its triple and arch" "$OB" -o esc.bin \
+	--image=file=esc.img,triple=$'x86_64\e[31m-unknown-linux',arch=$'sm\a'
+"$OB" --list esc.bin >esc.list || fail "--list esc.bin"
+! grep -q $'[\e\a]' esc.list || fail "--list printed raw control bytes: $(od -c esc.list | head -5)"
+grep -qF 'x86_64\033[31m-unknown-linux' esc.list && grep -qF 'sm\007' esc.list ||
+	fail "--list esc.bin: $(cat esc.list)"
+echo "ok: control bytes in names are escaped in the listing"
 echo "PASS: every container listed and extracted"
