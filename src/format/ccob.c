@@ -122,7 +122,7 @@ enum ol_err ol_ccob_extent(const uint8_t *p, size_t len, uint64_t *extent, struc
 		return OL_OK;
 	}
 	hs = header_size(1);
-	if (ol_compressed_length(info.method, p + hs, len - hs, &used, d)) {
+	if (ol_compressed_length(info.method, p + hs, len - hs, info.uncompressed_size, &used, d)) {
 		d->has_offset = true;
 		d->offset = hs;
 		d->field = "compressed data";

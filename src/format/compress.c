@@ -211,8 +211,11 @@ enum ol_err ol_decompress(enum ol_compression m, const uint8_t *src,
 	return zlib_decompress(src, len, expect, out, d);
 }
 
-/* zlib: inflate into a scratch buffer until the stream's end. */
-static enum ol_err zlib_length(const uint8_t *src, size_t len, size_t *used, struct ol_diag *d)
+/* zlib: inflate into a scratch buffer until the stream's end, and no
+ * further than the expect bytes it says it holds (a small stream that
+ * inflates without end is not read to its end). */
+static enum ol_err zlib_length(const uint8_t *src, size_t len, uint64_t expect, size_t *used,
+			       struct ol_diag *d)
 {
 	z_stream zs = { 0 };
 	uint8_t scratch[16384];
@@ -230,22 +233,28 @@ static enum ol_err zlib_length(const uint8_t *src, size_t len, size_t *used, str
 		rc = inflate(&zs, Z_NO_FLUSH);
 		if (rc == Z_BUF_ERROR && zs.avail_in == 0)
 			break; /* the input ended first */
+		if (zs.total_out > expect)
+			break; /* more than it says: its end is not looked for */
 	}
 	*used = (size_t)((const uint8_t *)zs.next_in - src);
 	inflateEnd(&zs);
-	if (rc != Z_STREAM_END)
+	if (rc == Z_STREAM_END)
+		return OL_OK;
+	if (zs.total_out > expect)
 		return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
-				   "the zlib stream does not end within its %zu bytes", len);
-	return OL_OK;
+				   "the zlib stream holds more than the %llu bytes declared",
+				   (unsigned long long)expect);
+	return ol_diag_set(d, OL_E_DECOMPRESS, NULL,
+			   "the zlib stream does not end within its %zu bytes", len);
 }
 
 enum ol_err ol_compressed_length(enum ol_compression m, const uint8_t *src, size_t len,
-				 size_t *used, struct ol_diag *d)
+				 uint64_t expect, size_t *used, struct ol_diag *d)
 {
 	size_t n;
 
 	if (m == OL_COMP_ZLIB)
-		return zlib_length(src, len, used, d);
+		return zlib_length(src, len, expect, used, d);
 	n = ZSTD_findFrameCompressedSize(src, len);
 	if (ZSTD_isError(n))
 		return ol_diag_set(d, OL_E_DECOMPRESS, NULL, "zstd: %s", ZSTD_getErrorName(n));

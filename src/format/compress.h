@@ -42,9 +42,11 @@ enum ol_err ol_decompress(enum ol_compression m, const uint8_t *src,
 			  struct ol_diag *d);
 
 /* The length of the one compressed stream (a zstd frame, a zlib stream)
- * at the start of src[0..len): what a compressed bundle of version 1,
- * which does not say its size, takes of a section holding several. */
+ * at the start of src[0..len) that holds expect bytes: what a compressed
+ * bundle of version 1, which does not say its size, takes of a section
+ * holding several.  (A zlib stream is inflated to find its end, never
+ * past expect bytes; a zstd frame's blocks say their sizes.) */
 enum ol_err ol_compressed_length(enum ol_compression m, const uint8_t *src, size_t len,
-				 size_t *used, struct ol_diag *d);
+				 uint64_t expect, size_t *used, struct ol_diag *d);
 
 #endif
