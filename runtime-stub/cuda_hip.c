@@ -637,8 +637,15 @@ int __cudaGetKernel(void **kernel, const void *host_function)
 		rc = next___cudaGetKernel()(kernel, host_function);
 	else
 		*kernel = (void *)(uintptr_t)host_function;
-	if (rc == 0 && nkernel_handles < sizeof(kernel_handles) / sizeof(kernel_handles[0]))
-		kernel_handles[nkernel_handles++] = (struct kernel_handle){ *kernel, host_function };
+	if (rc != 0)
+		return rc;
+	for (size_t i = 0; i < nkernel_handles; i++)
+		if (kernel_handles[i].host_function == host_function)
+			return rc; /* (asked again: nvcc's stubs ask once, a program may ask more) */
+	if (nkernel_handles == sizeof(kernel_handles) / sizeof(kernel_handles[0]))
+		stub_fail("__cudaGetKernel", "more than %zu kernels asked for",
+			  sizeof(kernel_handles) / sizeof(kernel_handles[0]));
+	kernel_handles[nkernel_handles++] = (struct kernel_handle){ *kernel, host_function };
 	return rc;
 }
 
