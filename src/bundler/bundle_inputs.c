@@ -152,7 +152,7 @@ enum ol_err load_bundles(const struct bundler *b, const char *path,
 enum ol_err load_sequence(const struct bundler *b, const char *path, struct bundle_seq *s,
 			  struct ol_diag *d)
 {
-	struct ol_bundle_span *spans = NULL;
+	struct ol_span *spans = NULL;
 	size_t n = 0;
 	const uint8_t *p;
 
@@ -169,8 +169,7 @@ enum ol_err load_sequence(const struct bundler *b, const char *path, struct bund
 		free(spans);
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
-	if (!n) /* one: a text bundle, a host object, or no bundle at all */
-		spans = NULL;
+	/* (n = 0: one, a text bundle, a host object, or no bundle at all) */
 	for (size_t i = 0; i < (n ? n : 1); i++, s->n++) {
 		size_t off = n ? spans[i].offset : 0, len = n ? spans[i].size : s->map.len;
 

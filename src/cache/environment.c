@@ -25,22 +25,28 @@ static const char *const ignored[] = {
 	"OFFLINK_*",
 };
 
-static bool listed(const char *name, const char *pattern, size_t n)
+/* Whether the name (len bytes) matches the pattern (n bytes; a trailing
+ * '*' makes it a prefix). */
+static bool listed(const char *name, size_t len, const char *pattern, size_t n)
 {
 	if (n && pattern[n - 1] == '*')
-		return strncmp(name, pattern, n - 1) == 0;
-	return strlen(name) == n && strncmp(name, pattern, n) == 0;
+		return len >= n - 1 && strncmp(name, pattern, n - 1) == 0;
+	return len == n && strncmp(name, pattern, n) == 0;
 }
 
-/* OFFLINK_CACHE_ENV_IGNORE: the user's names and prefixes. */
-static bool user_ignored(const char *name)
+/* The name is the first len bytes of name ("NAME=value" as environ
+ * holds it). */
+static bool ignored_name(const char *name, size_t len)
 {
-	const char *p = getenv("OFFLINK_CACHE_ENV_IGNORE");
+	const char *p = getenv("OFFLINK_CACHE_ENV_IGNORE"); /* the user's */
 
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		if (listed(name, len, ignored[i], strlen(ignored[i])))
+			return true;
 	while (p && *p) {
 		size_t n = strcspn(p, " ,:");
 
-		if (n && listed(name, p, n))
+		if (n && listed(name, len, p, n))
 			return true;
 		p += n;
 		p += strspn(p, " ,:");
@@ -50,10 +56,7 @@ static bool user_ignored(const char *name)
 
 bool ol_env_ignored(const char *name)
 {
-	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
-		if (listed(name, ignored[i], strlen(ignored[i])))
-			return true;
-	return user_ignored(name);
+	return ignored_name(name, strlen(name));
 }
 
 static int by_name(const void *a, const void *b)
@@ -75,17 +78,9 @@ void ol_key_environment(struct ol_key *k, const char *why)
 		ol_key_refuse(k, "out of memory");
 		return;
 	}
-	for (char **e = environ; e && *e; e++) {
-		size_t len = strcspn(*e, "=");
-		char name[256];
-
-		if (len >= sizeof(name))
-			len = sizeof(name) - 1; /* (compared whole below: kept) */
-		memcpy(name, *e, len);
-		name[len] = '\0';
-		if (strcspn(*e, "=") >= sizeof(name) || !ol_env_ignored(name))
+	for (char **e = environ; e && *e; e++)
+		if (!ignored_name(*e, strcspn(*e, "=")))
 			v[kept++] = *e;
-	}
 	/* (sorted: the order of environ is not the user's doing) */
 	qsort(v, kept, sizeof(*v), by_name);
 	ol_key_text(k, "whole environment, for", why);

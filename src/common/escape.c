@@ -123,3 +123,12 @@ enum ol_err ol_escape_terminal(struct ol_buf *out, const char *s, size_t n)
 	out->data[out->len] = '\0';
 	return OL_OK;
 }
+
+bool ol_identifier_chars(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return n > 0;
+}

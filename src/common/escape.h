@@ -43,6 +43,11 @@ char *ol_escape_dup(const char *s);
  * the cursor, retitle the window or hide text.  Appended to out. */
 enum ol_err ol_escape_terminal(struct ol_buf *out, const char *s, size_t n);
 
+/* True when the n bytes at s are a non-empty run of [A-Za-z0-9_]: text
+ * from a file that may be written into generated source as it is, as part
+ * of an identifier (nvcc's module IDs). */
+bool ol_identifier_chars(const char *s, size_t n);
+
 /* Longest piece of a triple or arch offlink puts in a file name. */
 #define OL_NAME_PART_MAX 64
 

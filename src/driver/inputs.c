@@ -282,6 +282,7 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 struct section_ctx {
 	struct scan_ctx *scan;
 	const char *file, *member;
+	struct ol_nvcc_sections nvcc; /* nvcc's, met on the way */
 };
 
 /* Offload sections, and which entry table the objects were built with. */
@@ -295,6 +296,7 @@ static enum ol_err on_section(void *ctx, const struct ol_elf_section *s,
 
 	if (strcmp(s->name, "llvm_offload_entries") == 0)
 		l->new_entries = true;
+	ol_nvcc_note_section(&c->nvcc, s);
 	if (!ol_elf_is_offload_section(s))
 		return OL_OK;
 	return ol_scan_binaries(&o, s->data, s->size, on_binary, c->scan, d);
@@ -330,14 +332,13 @@ static void note_producer(struct ol_link *l, struct ol_elf *e, size_t first_imag
 
 /* nvcc's relocatable device code (extract/nvcc_rdc.h): its cubins and
  * PTX become the object's CUDA images, as if clang had embedded them. */
-static enum ol_err scan_nvcc(struct scan_ctx *sc, struct ol_elf *e, const char *file,
-			     const char *member, struct ol_diag *d)
+static enum ol_err scan_nvcc(struct section_ctx *c, struct ol_diag *d)
 {
 	struct ol_nvcc_module m;
 	struct ob_binary b;
 	bool found;
 
-	if (ol_elf_nvcc_module(e, &m, &found, d) || !found)
+	if (ol_nvcc_module_of(&c->nvcc, &m, &found, d) || !found)
 		return d->code;
 	if (ol_nvcc_binary(&m, &b, d)) {
 		if (d->has_offset)
@@ -345,8 +346,8 @@ static enum ol_err scan_nvcc(struct scan_ctx *sc, struct ol_elf *e, const char *
 		ol_diag_prefix(d, "nvcc relocatable device code (__nv_relfatbin)");
 		return d->code;
 	}
-	struct ol_origin o = { file, member, "__nv_relfatbin", m.fatbin_offset, false };
-	enum ol_err rc = on_binary(sc, &o, &b, d);
+	struct ol_origin o = { c->file, c->member, "__nv_relfatbin", m.fatbin_offset, false };
+	enum ol_err rc = on_binary(c->scan, &o, &b, d);
 
 	ob_binary_free(&b);
 	return rc;
@@ -355,7 +356,7 @@ static enum ol_err scan_nvcc(struct scan_ctx *sc, struct ol_elf *e, const char *
 static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 		     const char *member, uint8_t *p, size_t n)
 {
-	struct section_ctx c = { sc, file, member };
+	struct section_ctx c = { .scan = sc, .file = file, .member = member };
 	size_t first_image = l->nimages;
 	struct ol_diag d;
 	struct ol_elf e;
@@ -364,7 +365,7 @@ static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 	if (ol_elf_open(&e, p, n, &d) == OL_OK) {
 		if (ol_elf_for_each_section(&e, on_section, &c, &d) == OL_OK &&
 		    e.ehdr.e_type == ET_REL && ol_elf_managed_vars(&e, on_managed, sc, &d) == OL_OK)
-			scan_nvcc(sc, &e, file, member, &d);
+			scan_nvcc(&c, &d);
 		note_producer(l, &e, first_image);
 		ol_elf_close(&e);
 	}

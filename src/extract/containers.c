@@ -7,6 +7,7 @@
 #include "common/buf.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
+#include "format/bitcode_symtab.h"
 #include "format/bundle.h"
 #include "format/bundle_id.h"
 #include "format/bundle_seq.h"
@@ -32,8 +33,7 @@ static const char *image_format(const uint8_t *p, size_t n)
 		return "empty";
 	if (ol_is_spirv(p, n))
 		return "spirv";
-	if (n >= 4 && ((p[0] == 'B' && p[1] == 'C' && p[2] == 0xc0 && p[3] == 0xde) ||
-		       (p[0] == 0xde && p[1] == 0xc0 && p[2] == 0x17 && p[3] == 0x0b)))
+	if (bc_is_bitcode(p, n))
 		return "bitcode";
 	if (ol_is_elf(p, n))
 		return n >= 18 && (p[16] | p[17] << 8) == 1 ? "object" : "elf";
@@ -82,17 +82,18 @@ static enum ol_err fatbin_entry(const struct scan *s, const char *path,
 static enum ol_err fatbins(const struct scan *s, const char *where, const uint8_t *p,
 			   size_t len, struct ol_diag *d)
 {
-	size_t *offs = NULL, n = 0;
+	struct ol_span *v = NULL;
+	size_t n = 0;
 	enum ol_err rc = OL_OK;
 
-	if (ol_fatbin_spans(p, len, &offs, &n, d)) {
+	if (ol_fatbin_spans(p, len, &v, &n, d)) {
 		ol_diag_prefix(d, "%s", where);
 		return d->code;
 	}
 	for (size_t k = 0; k < n && !rc; k++) {
 		struct ol_fatbin f;
 
-		if ((rc = ol_fatbin_decode(p + offs[k], len - offs[k], &f, d)))
+		if ((rc = ol_fatbin_decode(p + v[k].offset, len - v[k].offset, &f, d)))
 			break;
 		for (size_t i = 0; i < f.n && !rc; i++) {
 			char *path = NULL;
@@ -105,7 +106,7 @@ static enum ol_err fatbins(const struct scan *s, const char *where, const uint8_
 		}
 		ol_fatbin_free(&f);
 	}
-	free(offs);
+	free(v);
 	return rc;
 }
 
@@ -180,7 +181,7 @@ static enum ol_err one_bundle(const struct scan *s, const char *where, const uin
 static enum ol_err bundles(const struct scan *s, const char *where, const uint8_t *p,
 			   size_t len, struct ol_diag *d)
 {
-	struct ol_bundle_span *v = NULL;
+	struct ol_span *v = NULL;
 	size_t n = 0;
 	enum ol_err rc = OL_OK;
 

@@ -5,68 +5,68 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/escape.h"
+#include "common/grow.h"
 #include "format/cuda_fatbin.h"
 
-/* (copies: the iteration's section record is its own) */
-struct find {
-	struct ol_elf_section id_s, fatbin_s;
-	const struct ol_elf_section *id, *fatbin;
-};
-
-static enum ol_err on_section(void *ctx, const struct ol_elf_section *s, struct ol_diag *d)
+void ol_nvcc_note_section(struct ol_nvcc_sections *f, const struct ol_elf_section *s)
 {
-	struct find *f = ctx;
-
-	(void)d;
+	/* (copies: the iteration's section record is its own) */
 	if (strcmp(s->name, "__nv_module_id") == 0) {
-		f->id_s = *s;
-		f->id = &f->id_s;
+		f->id = *s;
+		f->has_id = true;
 	} else if (strcmp(s->name, "__nv_relfatbin") == 0) {
-		f->fatbin_s = *s;
-		f->fatbin = &f->fatbin_s;
+		f->fatbin = *s;
+		f->has_fatbin = true;
 	}
+}
+
+enum ol_err ol_nvcc_module_of(const struct ol_nvcc_sections *f, struct ol_nvcc_module *m,
+			      bool *found, struct ol_diag *d)
+{
+	size_t n;
+
+	*found = false;
+	memset(m, 0, sizeof(*m));
+	if (!f->has_fatbin)
+		return OL_OK;
+	if (!f->has_id || !f->id.data)
+		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_module_id",
+				   "nvcc relocatable device code (__nv_relfatbin) without its "
+				   "module ID");
+	n = strnlen((const char *)f->id.data, f->id.size);
+	if (n == f->id.size || n >= sizeof(m->id) ||
+	    !ol_identifier_chars((const char *)f->id.data, n))
+		return ol_diag_at(d, OL_E_BAD_FIELD, f->id.shdr.sh_offset, "__nv_module_id",
+				  "the module ID is not a NUL-terminated identifier of at most %zu "
+				  "bytes", sizeof(m->id) - 1);
+	memcpy(m->id, f->id.data, n);
+	m->id[n] = '\0';
+	if (!f->fatbin.data)
+		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_relfatbin", "the section has no contents");
+	m->fatbin = f->fatbin.data;
+	m->fatbin_size = f->fatbin.size;
+	m->fatbin_offset = f->fatbin.shdr.sh_offset;
+	*found = true;
 	return OL_OK;
 }
 
-static bool identifier(const char *s, size_t n)
+static enum ol_err on_section(void *ctx, const struct ol_elf_section *s, struct ol_diag *d)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return false;
-	return n > 0;
+	(void)d;
+	ol_nvcc_note_section(ctx, s);
+	return OL_OK;
 }
 
 enum ol_err ol_elf_nvcc_module(struct ol_elf *e, struct ol_nvcc_module *m, bool *found,
 			       struct ol_diag *d)
 {
-	struct find f = { 0 };
-	size_t n;
+	struct ol_nvcc_sections f = { 0 };
 
 	*found = false;
-	memset(m, 0, sizeof(*m));
 	if (e->ehdr.e_type != ET_REL || ol_elf_for_each_section(e, on_section, &f, d))
 		return d->code;
-	if (!f.fatbin)
-		return OL_OK;
-	if (!f.id || !f.id->data)
-		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_module_id",
-				   "nvcc relocatable device code (__nv_relfatbin) without its "
-				   "module ID");
-	n = strnlen((const char *)f.id->data, f.id->size);
-	if (n == f.id->size || n >= sizeof(m->id) || !identifier((const char *)f.id->data, n))
-		return ol_diag_at(d, OL_E_BAD_FIELD, f.id->shdr.sh_offset, "__nv_module_id",
-				  "the module ID is not a NUL-terminated identifier of at most %zu "
-				  "bytes", sizeof(m->id) - 1);
-	memcpy(m->id, f.id->data, n);
-	m->id[n] = '\0';
-	if (!f.fatbin->data)
-		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_relfatbin", "the section has no contents");
-	m->fatbin = f.fatbin->data;
-	m->fatbin_size = f.fatbin->size;
-	m->fatbin_offset = f.fatbin->shdr.sh_offset;
-	*found = true;
-	return OL_OK;
+	return ol_nvcc_module_of(&f, m, found, d);
 }
 
 /* ---- the offload binary ---- */
@@ -105,49 +105,51 @@ enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 	struct ol_fatbin fb = { 0 };
 	struct ol_buf buf = { 0 };
 	struct piece *pcs = NULL;
-	size_t nfb = 0, *offs = NULL, np = 0, cap = 0, strings_at;
+	struct ol_span *spans = NULL;
+	size_t nfb = 0, np = 0, cap = 0, strings_at;
 	enum ol_err rc = OL_OK;
 
 	memset(b, 0, sizeof(*b));
 	/* (one fat binary; several, back to back, are read as well) */
-	if (ol_fatbin_spans(m->fatbin, m->fatbin_size, &offs, &nfb, d))
+	if (ol_fatbin_spans(m->fatbin, m->fatbin_size, &spans, &nfb, d))
 		return d->code;
 	if (!nfb) {
-		free(offs);
+		free(spans);
 		return ol_diag_at(d, OL_E_BAD_MAGIC, 0, "__nv_relfatbin", "not a fat binary");
 	}
 	for (size_t k = 0; k < nfb && !rc; k++) {
-		const uint8_t *p = m->fatbin + offs[k];
+		size_t at = spans[k].offset;
 
-		if ((rc = ol_fatbin_decode(p, m->fatbin_size - offs[k], &fb, d)))
+		if ((rc = ol_fatbin_decode(m->fatbin + at, m->fatbin_size - at, &fb, d)))
 			break;
 		for (size_t i = 0; i < fb.n && !rc; i++) {
-			struct piece *grown = pcs;
+			struct piece *grown = ol_grow(pcs, np, &cap, sizeof(*pcs), 4);
 
-			if (np == cap && !(grown = realloc(pcs, (cap = cap ? 2 * cap : 4) * sizeof(*pcs))))
+			if (!grown)
 				rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 			else if (!(rc = take_entry(&fb.v[i], &buf, &(pcs = grown)[np], d)))
 				np++;
 			if (rc && d->has_offset)
-				d->offset += offs[k];
+				d->offset += at;
 		}
 		ol_fatbin_free(&fb);
 	}
-	free(offs);
+	free(spans);
 	if (rc)
 		goto out;
 	/* PTX where the module has a cubin of the same SM is what nvcc keeps
 	 * for newer GPUs (the driver's JIT); the link takes the cubin */
-	for (size_t i = 0, k = 0; i < np; i++) {
+	size_t kept = 0;
+
+	for (size_t i = 0; i < np; i++) {
 		bool cubin = false;
 
 		for (size_t j = 0; pcs[i].image_kind == OB_IMG_PTX && j < np; j++)
 			cubin |= pcs[j].image_kind == OB_IMG_CUBIN && pcs[j].sm == pcs[i].sm;
 		if (!cubin)
-			pcs[k++] = pcs[i];
-		if (i + 1 == np)
-			np = k;
+			pcs[kept++] = pcs[i];
 	}
+	np = kept;
 	/* the strings, after the code in the same buffer */
 	strings_at = buf.len;
 	for (size_t i = 0; i < np; i++)

@@ -32,6 +32,20 @@ struct ol_nvcc_module {
 	uint64_t fatbin_offset;   /* of the section, in the object */
 };
 
+/* The two sections, met on a walk of an object's sections that is done
+ * for other reasons too (the link's scan): ol_nvcc_note_section on each,
+ * then ol_nvcc_module_of. */
+struct ol_nvcc_sections {
+	struct ol_elf_section id, fatbin;
+	bool has_id, has_fatbin;
+};
+
+void ol_nvcc_note_section(struct ol_nvcc_sections *f, const struct ol_elf_section *s);
+
+/* As ol_elf_nvcc_module, from the sections a walk noted. */
+enum ol_err ol_nvcc_module_of(const struct ol_nvcc_sections *f, struct ol_nvcc_module *m,
+			      bool *found, struct ol_diag *d);
+
 /* Whether the relocatable object e holds nvcc relocatable device code
  * (*found); a module ID that is missing, empty, too long or not an
  * identifier, or a fat binary without an ID, is an error naming the

@@ -1,8 +1,5 @@
 #include "format/bundle_seq.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "format/bundle.h"
 #include "format/ccob.h"
 #include "format/spans.h"
@@ -22,22 +19,8 @@ static enum ol_err extent_of(const uint8_t *p, size_t len, uint64_t *extent, str
 static const struct ol_span_kind bundle_kind = { "bundle", starts_bundle, extent_of,
 						 OL_E_BAD_BUNDLE };
 
-enum ol_err ol_bundle_spans(const uint8_t *p, size_t len, struct ol_bundle_span **v,
-			    size_t *n, struct ol_diag *d)
+enum ol_err ol_bundle_spans(const uint8_t *p, size_t len, struct ol_span **v, size_t *n,
+			    struct ol_diag *d)
 {
-	struct ol_span *sp;
-
-	*v = NULL;
-	if (ol_spans(&bundle_kind, p, len, &sp, n, d))
-		return d->code;
-	if (*n && !(*v = calloc(*n, sizeof(**v)))) {
-		free(sp);
-		*n = 0;
-		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	}
-	for (size_t i = 0; i < *n; i++)
-		(*v)[i] = (struct ol_bundle_span){ sp[i].offset, sp[i].size,
-						   ol_is_ccob(p + sp[i].offset, len - sp[i].offset) };
-	free(sp);
-	return OL_OK;
+	return ol_spans(&bundle_kind, p, len, v, n, d);
 }

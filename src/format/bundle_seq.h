@@ -13,19 +13,14 @@
 #include <stdint.h>
 
 #include "common/diag.h"
-
-struct ol_bundle_span {
-	size_t offset;   /* in the buffer */
-	size_t size;     /* the bundle's own bytes, without the padding after it */
-	bool compressed; /* a "CCOB" */
-};
+#include "format/spans.h"
 
 /* The bundles of p[0..len), in order: the first at offset 0, each next one
  * after the zero bytes that follow the last.  *n = 0 when p does not begin
  * with a bundle.  Anything else after a bundle -- bytes that are neither
  * zero nor a bundle's magic, a bundle that runs past the end -- is an
  * error at its offset naming the bundle it follows. */
-enum ol_err ol_bundle_spans(const uint8_t *p, size_t len, struct ol_bundle_span **v,
-			    size_t *n, struct ol_diag *d);
+enum ol_err ol_bundle_spans(const uint8_t *p, size_t len, struct ol_span **v, size_t *n,
+			    struct ol_diag *d);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/le.h"
 #include "format/compress.h"
 #include "format/spans.h"
@@ -111,16 +112,13 @@ enum ol_err ol_fatbin_decode(const uint8_t *p, size_t len, struct ol_fatbin *out
 				  (unsigned long long)size, len - hsize);
 	end = hsize + (size_t)size;
 	for (at = hsize; at < end; ) {
-		struct ol_fatbin_entry *v;
+		struct ol_fatbin_entry *v = ol_grow(out->v, out->n, &cap, sizeof(*v), 4);
 
-		if (out->n == cap) {
-			cap = cap ? 2 * cap : 4;
-			if (!(v = realloc(out->v, cap * sizeof(*v)))) {
-				ol_fatbin_free(out);
-				return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-			}
-			out->v = v;
+		if (!v) {
+			ol_fatbin_free(out);
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 		}
+		out->v = v;
 		if (decode_entry(p, at, end, &out->v[out->n], d)) {
 			ol_fatbin_free(out);
 			return d->code;
@@ -148,23 +146,10 @@ static enum ol_err fatbin_extent(const uint8_t *p, size_t len, uint64_t *extent,
 static const struct ol_span_kind fatbin_kind = { "fat binary", ol_is_fatbin, fatbin_extent,
 						 OL_E_BAD_FATBIN };
 
-enum ol_err ol_fatbin_spans(const uint8_t *p, size_t len, size_t **offsets, size_t *n,
+enum ol_err ol_fatbin_spans(const uint8_t *p, size_t len, struct ol_span **v, size_t *n,
 			    struct ol_diag *d)
 {
-	struct ol_span *sp;
-
-	*offsets = NULL;
-	if (ol_spans(&fatbin_kind, p, len, &sp, n, d))
-		return d->code;
-	if (*n && !(*offsets = calloc(*n, sizeof(**offsets)))) {
-		free(sp);
-		*n = 0;
-		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	}
-	for (size_t i = 0; i < *n; i++)
-		(*offsets)[i] = sp[i].offset;
-	free(sp);
-	return OL_OK;
+	return ol_spans(&fatbin_kind, p, len, v, n, d);
 }
 
 /* ---- NVIDIA's LZ4 block scheme ---- */

@@ -25,6 +25,7 @@
 
 #include "common/buf.h"
 #include "common/diag.h"
+#include "format/spans.h"
 
 #define OL_FATBIN_MAGIC 0xBA55ED50u
 #define OL_FATBIN_HEADER 16
@@ -71,10 +72,10 @@ enum ol_err ol_fatbin_decode(const uint8_t *p, size_t len, struct ol_fatbin *out
 			     struct ol_diag *d);
 void ol_fatbin_free(struct ol_fatbin *f);
 
-/* Several fat binaries back to back (a linked .nv_fatbin): the offset of
- * each in p, into *offsets (malloc'd).  A byte after one that is neither
- * zero padding nor the next's magic is an error at its offset. */
-enum ol_err ol_fatbin_spans(const uint8_t *p, size_t len, size_t **offsets, size_t *n,
+/* Several fat binaries back to back (a linked .nv_fatbin): where each
+ * is in p, into *v (malloc'd; format/spans.h).  A byte after one that is
+ * neither zero padding nor the next's magic is an error at its offset. */
+enum ol_err ol_fatbin_spans(const uint8_t *p, size_t len, struct ol_span **v, size_t *n,
 			    struct ol_diag *d);
 
 /* The entry's code: *data points into the payload when stored plainly,

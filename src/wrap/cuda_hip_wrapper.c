@@ -306,9 +306,7 @@ enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *o
 	}
 	/* (IDs reach identifiers as they are: nothing but [A-Za-z0-9_]) */
 	for (size_t i = 0; i < w->nnvcc; i++)
-		if (!w->nvcc_modules[i][0] ||
-		    strspn(w->nvcc_modules[i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						"0123456789_") != strlen(w->nvcc_modules[i]))
+		if (!ol_identifier_chars(w->nvcc_modules[i], strlen(w->nvcc_modules[i])))
 			return ol_diag_set(d, OL_E_BAD_FIELD, "nvcc module ID",
 					   "module %zu: not an identifier", i);
 

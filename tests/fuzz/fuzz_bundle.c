@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ol_buf_free(&inflated);
 	{
-		struct ol_bundle_span *v;
+		struct ol_span *v;
 		size_t n;
 
 		if (ol_bundle_spans(data, size, &v, &n, &d) == OL_OK) {
@@ -63,14 +63,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				const uint8_t *p = data + v[i].offset;
 				struct ol_buf z = { 0 };
 
+				bool compressed;
+
 				if (v[i].offset > size || v[i].size > size - v[i].offset)
 					__builtin_trap(); /* a span past the buffer */
-				if (v[i].compressed &&
+				compressed = ol_is_ccob(p, v[i].size);
+				if (compressed &&
 				    ol_ccob_decode(p, v[i].size, &z, &info, &d) == OL_OK &&
 				    ol_bundle_decode_binary(z.data, z.len, &b, &d) == OL_OK) {
 					touch(&b);
 					ol_bundle_free(&b);
-				} else if (!v[i].compressed) {
+				} else if (!compressed) {
 					/* its extent came from decoding it: it decodes */
 					if (ol_bundle_decode_binary(p, v[i].size, &b, &d) != OL_OK)
 						__builtin_trap();

@@ -47,18 +47,19 @@ static void check_one(const uint8_t *p, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t *offs, n;
+	struct ol_span *v;
+	size_t n;
 	struct ol_diag d;
 
 	check_one(data, size);
 	ol_diag_clear(&d);
-	if (ol_fatbin_spans(data, size, &offs, &n, &d) == OL_OK) {
+	if (ol_fatbin_spans(data, size, &v, &n, &d) == OL_OK) {
 		for (size_t i = 0; i < n; i++) {
-			if (offs[i] >= size)
+			if (v[i].offset >= size)
 				__builtin_trap();
-			check_one(data + offs[i], size - offs[i]);
+			check_one(data + v[i].offset, size - v[i].offset);
 		}
-		free(offs);
+		free(v);
 	}
 	return 0;
 }

@@ -326,7 +326,7 @@ static void cuda_sources_register_nvcc_modules(void **state)
 				      true, NULL, 0, ids, 2 };
 	struct ol_buf out = { 0 };
 	struct ol_diag d;
-	const char *s;
+	const char *s, *callbacks, *end;
 
 	(void)state;
 	ol_diag_clear(&d);
@@ -340,8 +340,22 @@ static void cuda_sources_register_nvcc_modules(void **state)
 	assert_non_null(strstr(s, "if (++__offlink_nvcc_arrived == 3)"));
 	assert_non_null(strstr(s, "= \"def _2347_b_cu\";"));
 	/* the callbacks after clang's entries, before the end */
-	assert_true(strstr(s, "__offlink_nvcc_callback[i](__offlink_cuda_handle)") <
-		    strstr(s, "__cudaRegisterFatBinaryEnd(__offlink_cuda_handle)"));
+	callbacks = strstr(s, "__offlink_nvcc_callback[i](__offlink_cuda_handle)");
+	end = strstr(s, "__cudaRegisterFatBinaryEnd(__offlink_cuda_handle)");
+	assert_non_null(callbacks);
+	assert_non_null(end);
+	assert_true(callbacks < end);
+	/* the generated comments hold numbers, never an ID */
+	for (const char *c = strstr(s, "/*"); c; c = strstr(c + 2, "/*")) {
+		const char *e = strstr(c, "*/");
+
+		assert_non_null(e);
+		for (size_t k = 0; k < 2; k++) {
+			const char *id = strstr(c, ids[k]);
+
+			assert_true(!id || id > e);
+		}
+	}
 	ol_buf_free(&out);
 	for (size_t i = 0; i < 2; i++) {
 		cuda.nvcc_modules = &bad[i];

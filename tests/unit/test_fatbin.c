@@ -105,7 +105,8 @@ static void back_to_back_and_bounds(void **state)
 	struct ol_buf body = { 0 }, fb = { 0 }, two = { 0 };
 	struct ol_fatbin f;
 	struct ol_diag d;
-	size_t *offs, n;
+	struct ol_span *offs;
+	size_t n;
 
 	(void)state;
 	ol_diag_clear(&d);
@@ -116,8 +117,8 @@ static void back_to_back_and_bounds(void **state)
 	ol_buf_append(&two, fb.data, fb.len);
 	assert_int_equal(ol_fatbin_spans(two.data, two.len, &offs, &n, &d), OL_OK);
 	assert_int_equal(n, 2);
-	assert_int_equal(offs[0], 0);
-	assert_int_equal(offs[1], fb.len + 24);
+	assert_int_equal(offs[0].offset, 0);
+	assert_int_equal(offs[1].offset, fb.len + 24);
 	free(offs);
 	two.data[fb.len + 3] = 'J';
 	assert_int_not_equal(ol_fatbin_spans(two.data, two.len, &offs, &n, &d), OL_OK);
