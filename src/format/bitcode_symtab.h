@@ -4,8 +4,9 @@
  * (OpenMP's device runtime, -foffload-lto objects) the way it does between
  * ELF ones.
  *
- * Only what symbol resolution needs is decoded: a tiny bitstream walker
- * that skips every block but those two, and the version 3 table layout. */
+ * Only what symbol resolution needs is decoded: the bitstream walker of
+ * format/bitstream.h, skipping every block but those two, and the version
+ * 3 table layout. */
 #ifndef OFFLINK_FORMAT_BITCODE_SYMTAB_H
 #define OFFLINK_FORMAT_BITCODE_SYMTAB_H
 
@@ -23,7 +24,12 @@ struct bc_symbol {
 	bool common;
 	bool global;
 	bool format_specific; /* e.g. llvm.* intrinsics: not linker symbols */
+	bool used;            /* in llvm.used: kept whatever resolves it */
+	bool may_omit;        /* may be left out of a symbol table (a linkonce_odr
+			       * whose address nobody takes) */
 	unsigned visibility; /* 0 default, 1 hidden, 2 protected */
+	const char *section; /* its explicit section, not NUL-terminated, or NULL */
+	size_t section_len;
 };
 
 typedef enum ol_err (*bc_symbol_cb)(void *ctx, const struct bc_symbol *s,
