@@ -21,9 +21,10 @@ void ol_cmd_free(struct ol_cmd *c)
 	free(c->step);
 	free(c->stdout_path);
 	free(c->stderr_path);
+	free(c->cwd);
 	ol_strvec_free(&c->argv);
 	ol_strvec_free(&c->env);
-	c->step = c->stdout_path = c->stderr_path = NULL;
+	c->step = c->stdout_path = c->stderr_path = c->cwd = NULL;
 }
 
 /* offlink's environment with c->env set over it; NULL when out of
@@ -128,6 +129,8 @@ static void print_cmd(const struct ol_cmd *c, const struct ol_run_opts *o)
 	FILE *f = o && o->log ? o->log : stderr;
 
 	ol_print_argv(f, c->argv.v);
+	if (c->cwd)
+		fprintf(f, "  (in the directory %s)\n", c->cwd);
 	for (size_t i = 0; i < c->env.n; i++)
 		fprintf(f, "  (environment: %s)\n", c->env.v[i]);
 	if (c->stdout_path)
@@ -393,6 +396,12 @@ enum ol_err ol_spawn(const struct ol_cmd *c, const struct ol_run_opts *o,
 		print_cmd(c, o);
 	if (posix_spawn_file_actions_init(&fa) != 0)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	/* (glibc 2.29 on; before the redirections, which are the link's
+	 * absolute paths anyway) */
+	if (c->cwd && posix_spawn_file_actions_addchdir_np(&fa, c->cwd) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	}
 	if (c->stdout_path)
 		posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO,
 						 c->stdout_path,

@@ -33,6 +33,10 @@ struct ol_cmd {
 	struct ol_strvec env;  /* "NAME=value" set in the child's environment
 				* over offlink's (LC_ALL=C where a tool's
 				* messages are read), or empty */
+	char *cwd;             /* the directory it runs in, or NULL: offlink's
+				* (a ThinLTO link's steps run in its own, so
+				* that the module paths they record are the
+				* same in every link) */
 	enum ol_tool tool;     /* what argv[0] is (the cache reads argv by it) */
 	bool capture_stderr;   /* ol_run_capture: standard error too */
 	bool response_file;    /* the program reads GNU "@file" arguments
