@@ -2,7 +2,9 @@
  *
  *   0  16  magic "OFFLINK-CACHE\0\0\2" (the last byte: format 2)
  *  16   1  type: 1 a linked image, 2 a manifest, 3 what clang runs
- *          (cache/probe_memo.h; devlink/cache_probe.c)
+ *          (cache/probe_memo.h; devlink/cache_probe.c), 4 one step's
+ *          output within a link (a ThinLTO module's backend or assembler
+ *          result, devlink/thin_cache.c)
  *  17   1  check: 0 SHA-256, 1 HMAC-SHA256 with the shared secret
  *  18   6  zero
  *  24   8  the value's size, little-endian
@@ -26,7 +28,7 @@
 
 #define OL_ENTRY_HEADER 96
 
-enum ol_entry_type { OL_ENTRY_IMAGE = 1, OL_ENTRY_MANIFEST = 2, OL_ENTRY_PROBE = 3 };
+enum ol_entry_type { OL_ENTRY_IMAGE = 1, OL_ENTRY_MANIFEST = 2, OL_ENTRY_PROBE = 3, OL_ENTRY_STEP = 4 };
 
 /* The shared secret (OFFLINK_CACHE_SECRET_FILE), or none (bytes NULL). */
 struct ol_secret {

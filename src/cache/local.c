@@ -51,6 +51,8 @@ const char *ol_stat_name(enum ol_stat s)
 		[OL_STAT_REJECTED] = "entries rejected",
 		[OL_STAT_REMOTE_ERROR] = "remote errors",
 		[OL_STAT_EVICTED] = "entries evicted",
+		[OL_STAT_STEP_HIT] = "ThinLTO steps served",
+		[OL_STAT_STEP_MISS] = "ThinLTO steps run",
 	};
 
 	return s < OL_STAT__COUNT ? names[s] : "?";

@@ -15,6 +15,8 @@ enum ol_stat {
 	OL_STAT_REJECTED,     /* entries that failed their check */
 	OL_STAT_REMOTE_ERROR, /* remotes that failed (then skipped for the link) */
 	OL_STAT_EVICTED,      /* entries removed to keep the cap */
+	OL_STAT_STEP_HIT,     /* a step within a link (a ThinLTO module) served */
+	OL_STAT_STEP_MISS,    /* ... not found: it ran */
 	OL_STAT__COUNT
 };
 

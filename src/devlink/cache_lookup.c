@@ -2,6 +2,7 @@
  * when the cache has it (no device linker runs), and on a miss the flags
  * that make its linkers write what they read, for the store. */
 #include "devlink/cache.h"
+#include "devlink/thinlto.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,24 @@ static bool add_depfile(struct ol_group *g, const char *path, struct pending *p,
 	return v->path && (!trace || v->trace) && !v->dirs.err;
 }
 
+/* lld's own ThinLTO cache, for a group with ThinLTO modules whose link
+ * runs lld (CPU through clang, AMDGPU): each module's object is kept by
+ * LLVM's own key (the module, what it imports, the options, the release),
+ * so that a relink after one file changed recompiles that module only.
+ * It lives in the private local store's directory, a quarter of its cap
+ * at most; never in a shared store (its files carry no check of ours,
+ * and anyone who may write there could plant one). */
+static bool lld_thin_cache(struct ol_link *l, struct ol_group *g, struct ol_cmd *c, bool driver)
+{
+	if (!l->cache.have_local || l->cache.local.shared || !ol_thin_wanted(l, g))
+		return true;
+	ol_strvec_pushf(&c->argv, "%s--thinlto-cache-dir=%s/lld-thinlto", driver ? "-Wl," : "",
+			l->cache.local.dir);
+	ol_strvec_pushf(&c->argv, "%s--thinlto-cache-policy=cache_size_bytes=%llu", driver ? "-Wl," : "",
+			(unsigned long long)(l->cache.local.cap / 4));
+	return !c->argv.err;
+}
+
 /* The step writes what it read (its dependency file) and, GNU ld,
  * where it looked (--verbose, in the C locale: its messages are read).
  * The step's arguments before these are remembered, to run it without
@@ -66,6 +85,8 @@ static bool record_reads(struct ol_link *l, struct ol_group *g, struct pending *
 	if (driver)
 		g->driver_plain_argc = c->argv.n;
 	ol_strvec_pushf(&c->argv, driver ? "-Wl,--dependency-file=%s" : "--dependency-file=%s", path);
+	if (p->r.flavor == OL_LD_LLD && !lld_thin_cache(l, g, c, driver))
+		return false;
 	if (trace) {
 		ol_strvec_push(&c->argv, driver ? "-Wl,--verbose" : "--verbose");
 		/* (through clang: only its linker gets LC_ALL=C, from the

@@ -10,6 +10,7 @@
 #include "cache/dynamic_names.h"
 #include "cache/ldtrace.h"
 #include "cache/manifest.h"
+#include "devlink/thinlto.h"
 #include "os/mapfile.h"
 
 /* A lookup checks every place of a manifest: beyond this many (a line of
@@ -288,6 +289,7 @@ void ol_cache_store(void *ctx)
 	ol_dc_run_probes(l);
 	for (size_t i = 0; i < l->ngroups; i++)
 		store_group(l, &l->groups[i]);
+	ol_thin_store(l);
 	/* remote hits kept locally, digests remembered for the next link */
 	ol_store_flush(&l->cache);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/response_file.h"
+#include "devlink/thinlto.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"
 
@@ -167,6 +168,24 @@ static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 	return c->argv.err;
 }
 
+/* nvlink's arguments: the arch, the image, the cubins, the user's. */
+static void nvlink_args(struct ol_link *l, struct ol_group *g, const struct gpu_flags *f,
+			struct ol_cmd *c, const struct ol_strvec *cubins)
+{
+	c->tool = OL_TOOL_NVLINK;
+	/* (LLVM 15 runs nvlink itself and says -m64, nvlink's only mode) */
+	if (!ol_llvm_at_least(l, 16))
+		ol_strvec_push(&c->argv, "-m64");
+	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
+	if (nv_debug_of(l, f).nvlink_g)
+		ol_strvec_push(&c->argv, "-g");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, g->image_path);
+	ol_strvec_extend(&c->argv, cubins);
+	/* (-mllvm: the LTO step's; nvlink reads no @file) */
+	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, true);
+}
+
 /* LLVM 15 and 16 have no NVPTX LTO driver; their LTO, done in-process by their
  * wrapper, is here its own tools' (ol_plan_link_and_optimise), then llc
  * makes PTX.  (Without the internalizing link, llc 16 meets
@@ -224,6 +243,71 @@ static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
 	return lto_step(l, g, f, helper, "--lto-emit-llvm", g->image_path);
 }
 
+/* A group with ThinLTO modules (devlink/thinlto.h): the thin link and a
+ * backend per module, each target-code file through its own ptxas as soon
+ * as it is there (the regular partition, the device runtime's, first:
+ * the longest), nvlink of every cubin once all are. */
+static enum ol_err plan_thin(struct ol_link *l, struct ol_group *g, const struct gpu_flags *f,
+			     const char *ptxas, const char *nvlink)
+{
+	struct ol_thin_target tt = { g->arch, ptx_feature(l, g), f->opt, ".s" };
+	struct ol_thin_output *outs;
+	size_t nouts, nafter = 0, *after;
+	struct ol_strvec cubins = { 0 };
+	struct ol_cmd *c;
+	enum ol_err rc;
+
+	if ((rc = ol_thin_plan(l, g, &tt, &outs, &nouts)))
+		return rc;
+	if (!(after = ol_arena_array(&l->arena, nouts + g->nimages + 1, sizeof(*after))))
+		return OL_E_NOMEM;
+	after[nafter++] = 0; /* (nothing to assemble: nvlink waits for the thin link) */
+	for (size_t i = 0; i < nouts; i++) {
+		const char *cubin = ol_arena_printf(&l->arena, "%s.cubin", outs[i].path);
+		size_t *from = ol_arena_array(&l->arena, 1, sizeof(*from));
+		size_t step = g->nsteps;
+
+		if (!cubin || !from || !ptxas_step(l, g, f, ptxas, outs[i].path, cubin))
+			return OL_E_NOMEM;
+		*from = outs[i].step;
+		g->sched[step] = (struct ol_step_sched){
+			.explicit_after = true, .after = from, .nafter = 1,
+			.rank = outs[i].step ? 2 : 1, .weight = outs[i].step ? 0 : INT64_MAX };
+		if ((rc = ol_thin_cache_assembler(l, g, step, outs[i].path, cubin)))
+			return rc;
+		after[nafter++] = step;
+		ol_strvec_push(&cubins, cubin);
+	}
+	for (size_t i = 0; i < g->nimages; i++) {
+		uint16_t k = g->images[i]->entry->image_kind;
+		const char *in = ol_group_input_path(l, g, i);
+
+		if (k == OB_IMG_PTX) {
+			const char *cubin = ol_link_temp_path(
+				l, ol_arena_printf(&l->arena, "%s.%zu.cubin", g->stem, i));
+
+			if (!cubin || !ptxas_step(l, g, f, ptxas, in, cubin))
+				return OL_E_NOMEM;
+			g->sched[g->nsteps - 1] = (struct ol_step_sched){
+				.explicit_after = true, .after = after, .nafter = 1, .rank = 1 };
+			after[nafter++] = g->nsteps - 1;
+			ol_strvec_push(&cubins, cubin);
+		} else if (k != OB_IMG_BITCODE) {
+			ol_strvec_push(&cubins, in);
+		}
+	}
+	c = ol_group_add_step(l, g, nvlink, "nvlink");
+	if (!c) {
+		ol_strvec_free(&cubins);
+		return OL_E_NOMEM;
+	}
+	g->sched[g->nsteps - 1] = (struct ol_step_sched){ .explicit_after = true, .after = after,
+							  .nafter = nafter, .rank = 3 };
+	nvlink_args(l, g, f, c, &cubins);
+	ol_strvec_free(&cubins);
+	return c->argv.err;
+}
+
 static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 {
 	char searched[512];
@@ -248,6 +332,8 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 	    ol_need_tool(l, g, ol_find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
 		      "nvlink", searched, &nvlink))
 		return OL_E_UNSUPPORTED;
+	if (ol_thin_wanted(l, g))
+		return plan_thin(l, g, &f, ptxas, nvlink);
 	if (g->any_bitcode) {
 		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));
 		const char *cubin = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.cubin", stem));
@@ -287,18 +373,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		ol_strvec_free(&cubins);
 		return OL_E_NOMEM;
 	}
-	c->tool = OL_TOOL_NVLINK;
-	/* (LLVM 15 runs nvlink itself and says -m64, nvlink's only mode) */
-	if (!ol_llvm_at_least(l, 16))
-		ol_strvec_push(&c->argv, "-m64");
-	ol_strvec_pushf(&c->argv, "-arch=%s", g->arch);
-	if (nv_debug_of(l, &f).nvlink_g)
-		ol_strvec_push(&c->argv, "-g");
-	ol_strvec_push(&c->argv, "-o");
-	ol_strvec_push(&c->argv, g->image_path);
-	ol_strvec_extend(&c->argv, &cubins);
-	/* (-mllvm: the LTO step's; nvlink reads no @file) */
-	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, true);
+	nvlink_args(l, g, &f, c, &cubins);
 	ol_strvec_free(&cubins);
 	return rc ? rc : c->argv.err;
 }

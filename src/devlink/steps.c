@@ -49,11 +49,16 @@ struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
 				 const char *program, const char *what)
 {
 	struct ol_cmd *steps = realloc(g->steps, (g->nsteps + 1) * sizeof(*steps));
+	struct ol_step_sched *sched;
 	struct ol_cmd *c;
 
 	if (!steps)
 		return NULL;
 	g->steps = steps;
+	if (!(sched = realloc(g->sched, (g->nsteps + 1) * sizeof(*sched))))
+		return NULL;
+	g->sched = sched;
+	memset(&g->sched[g->nsteps], 0, sizeof(*sched));
 	c = &g->steps[g->nsteps++];
 	memset(c, 0, sizeof(*c));
 	c->step = what ? strdup(ol_arena_printf(&l->arena, "device link %s (%s)",

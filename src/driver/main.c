@@ -17,6 +17,7 @@
 #include "common/message.h"
 #include "common/version.h"
 #include "devlink/devlink.h"
+#include "devlink/thinlto.h"
 #include "driver/host_files.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"
@@ -352,8 +353,10 @@ static void link_free(struct ol_link *l)
 
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++)
 		ol_strvec_free(lists[i]);
+	ol_thin_free(l);
 	for (size_t i = 0; i < l->ngroups; i++) {
 		free_cmds(l->groups[i].steps, l->groups[i].nsteps);
+		free(l->groups[i].sched);
 		free(l->groups[i].image_path);
 		for (size_t k = 0; k < l->groups[i].ndepfiles; k++) {
 			free(l->groups[i].depfiles[k].path);

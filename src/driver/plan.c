@@ -8,6 +8,7 @@
 
 #include "common/message.h"
 #include "devlink/devlink.h"
+#include "devlink/thinlto.h"
 
 static bool same_image(const struct ol_image *a, const struct ol_image *b)
 {
@@ -63,6 +64,8 @@ void ol_print_plan(struct ol_link *l)
 			ol_message("offlink", NULL, "    (linked to %s, then wrapped by offlink in the "
 						    "SPIR-V container for Intel's runtime)",
 				   g->module_path);
+		if (g->thin)
+			ol_message("offlink", NULL, "    (%s)", ol_thin_summary(l, g));
 		for (size_t k = 0; k < g->nimages; k++) {
 			const struct ol_image *img = g->images[k];
 

@@ -22,6 +22,7 @@
 #include "os/outfile.h"
 #include "cache/facts.h"
 #include "cache/store.h"
+#include "jobs/graph.h"
 #include "os/spawn.h"
 
 /* What the command line asks the host link to read, in order. */
@@ -114,6 +115,23 @@ struct ol_managed {
 
 struct ol_backend;
 
+/* How a step of a group's link is scheduled (jobs/graph.h).  By default
+ * it waits for the step before it: a chain.  The steps of a graph (a
+ * ThinLTO link: a module's backend waits for the thin link, nvlink for
+ * every module) name what they wait for, and may carry offlink's own work
+ * before and after their command (a module's result looked up in the
+ * cache, and kept). */
+struct ol_step_sched {
+	bool explicit_after;         /* after[] says what it waits for */
+	const size_t *after;         /* indices of earlier steps (arena) */
+	size_t nafter;
+	unsigned rank;               /* (explicit_after) among steps ready at once: */
+	int64_t weight;              /* the lowest rank, then the heaviest, first */
+	enum ol_err (*prepare)(void *ctx, enum ol_prepared *what, struct ol_diag *d);
+	enum ol_err (*complete)(void *ctx, struct ol_diag *d);
+	void *ctx;
+};
+
 /* One device link: images of one offload kind for one (triple, arch). */
 struct ol_group {
 	enum ob_offload_kind kind;
@@ -131,7 +149,9 @@ struct ol_group {
 				      * a container made after it (SPIR-V),
 				      * or NULL: the link writes image_path */
 	struct ol_cmd *steps;        /* the commands that link it */
+	struct ol_step_sched *sched; /* how each of them waits, beside steps[] */
 	size_t nsteps;
+	struct ol_thin *thin;        /* a ThinLTO link's modules (devlink/thinlto.h), or NULL */
 	bool relinked;               /* scratch: dropped as redundant while grouping */
 	const struct ol_backend *backend; /* whose plan it is (devlink/backend.h) */
 	/* the device-link cache (devlink/cache.h) */

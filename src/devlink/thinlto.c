@@ -1,0 +1,277 @@
+/* Planning a ThinLTO device link (devlink/thinlto.h): the group's
+ * modules named by their content in a directory of its own, the thin
+ * link, one backend per thin module. */
+#include "devlink/thinlto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "common/message.h"
+#include "devlink/backend.h"
+#include "format/bitcode_lto.h"
+#include "link/llvm_release.h"
+#include "os/digest.h"
+
+bool ol_thin_wanted(struct ol_link *l, const struct ol_group *g)
+{
+	(void)l;
+	for (size_t i = 0; g->any_bitcode && i < g->nimages; i++) {
+		const struct ob_entry *e = g->images[i]->entry;
+		enum bc_lto_kind kind;
+		struct ol_diag d;
+
+		ol_diag_clear(&d);
+		/* (bitcode that does not read is left to the LTO that reads it,
+		 * which names what is wrong) */
+		if (e->image_kind == OB_IMG_BITCODE &&
+		    bc_lto_kind(e->image, (size_t)e->image_size, &kind, &d) == OL_OK &&
+		    kind == BC_LTO_THIN)
+			return true;
+	}
+	return false;
+}
+
+/* Image i's file name in the group's directory: its content's digest
+ * (128 bits of SHA-256), so that the name an index records for it is the
+ * same in every link of the same module; the same module twice gets a
+ * second name. */
+static const char *module_name(struct ol_link *l, const struct ol_group *g, size_t i,
+			       const struct ol_thin *t)
+{
+	const struct ob_entry *e = g->images[i]->entry;
+	uint8_t sum[OL_DIGEST_SIZE];
+	char hex[2 * OL_DIGEST_SIZE + 1];
+	struct ol_digest h;
+	const char *name;
+
+	ol_digest_init(&h);
+	ol_digest_add(&h, e->image, (size_t)e->image_size);
+	ol_digest_final(&h, sum);
+	ol_digest_hex(sum, hex);
+	hex[32] = '\0';
+	name = ol_arena_printf(&l->arena, "%s.bc", hex);
+	for (unsigned copy = 2; name; copy++) {
+		bool taken = false;
+
+		for (size_t k = 0; k < t->nmods && !taken; k++)
+			taken = strcmp(t->mods[k].name, name) == 0;
+		if (!taken)
+			break;
+		name = ol_arena_printf(&l->arena, "%s.%u.bc", hex, copy);
+	}
+	return name;
+}
+
+/* The modules: each bitcode image's name, its kind, its file. */
+static enum ol_err name_modules(struct ol_link *l, struct ol_group *g, struct ol_thin *t,
+				const char **names)
+{
+	t->mods = ol_arena_array(&l->arena, g->nimages ? g->nimages : 1, sizeof(*t->mods));
+	if (!t->mods)
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < g->nimages; i++) {
+		const struct ob_entry *e = g->images[i]->entry;
+		struct ol_thin_module *m = &t->mods[t->nmods];
+		enum bc_lto_kind kind = BC_LTO_REGULAR;
+		struct ol_diag d;
+
+		names[i] = NULL;
+		if (e->image_kind != OB_IMG_BITCODE)
+			continue;
+		ol_diag_clear(&d);
+		bc_lto_kind(e->image, (size_t)e->image_size, &kind, &d);
+		m->image = i;
+		m->thin = kind == BC_LTO_THIN;
+		if (!(m->name = module_name(l, g, i, t)) ||
+		    !(g->input_paths[i] = ol_arena_printf(&l->arena, "%s/%s", t->dir, m->name)))
+			return OL_E_NOMEM;
+		names[i] = m->name;
+		t->nthin += m->thin;
+		t->regular |= !m->thin;
+		t->nmods++;
+	}
+	return OL_OK;
+}
+
+/* The options both the thin link and the backends take as LLVM options:
+ * -mllvm values, --offload-opt values, the --device-linker -mllvm pairs. */
+static void llvm_options(struct ol_link *l, const struct ol_group *g, struct ol_strvec *out)
+{
+	ol_strvec_extend(out, &l->opt.mllvm);
+	ol_strvec_extend(out, &l->opt.offload_opt);
+	ol_linker_mllvm(l, g->triple, out);
+}
+
+/* Step 0: llvm-lto2 in the group's directory. */
+static enum ol_err thin_link(struct ol_link *l, struct ol_group *g, const struct ol_thin *t,
+			     const struct ol_thin_target *tt, const char **names)
+{
+	struct ol_strvec opts = { 0 }, res = { 0 };
+	struct ol_cmd *c;
+	struct ol_diag d;
+	enum ol_err rc;
+
+	ol_diag_clear(&d);
+	if ((rc = ol_lto_resolutions(l, g, names, &res, &d))) {
+		ol_diag_prefix(&d, "device link %s: ThinLTO", ol_group_label(l, g));
+		ol_link_error(l, &d);
+		ol_strvec_free(&res);
+		return OL_E_UNSUPPORTED;
+	}
+	if (!(c = ol_tool_step(l, g, "llvm-lto2", "OFFLINK_LLVM_LTO2", "ThinLTO: thin link"))) {
+		ol_strvec_free(&res);
+		return OL_E_UNSUPPORTED;
+	}
+	c->cwd = strdup(t->dir);
+	c->response_file = true; /* (every LLVM tool reads @file) */
+	ol_strvec_push(&c->argv, "run");
+	ol_strvec_push(&c->argv, "-thinlto-distributed-indexes");
+	ol_strvec_push(&c->argv, "-thinlto-emit-imports");
+	ol_strvec_pushf(&c->argv, "-O%s", tt->opt);
+	ol_strvec_pushf(&c->argv, "--cg-opt-level=%s", tt->opt);
+	ol_strvec_pushf(&c->argv, "-mcpu=%s", tt->cpu);
+	if (tt->feature)
+		ol_strvec_pushf(&c->argv, "-mattr=%s", tt->feature);
+	ol_strvec_push(&c->argv, "--filetype=asm");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_push(&c->argv, "out");
+	llvm_options(l, g, &opts);
+	ol_strvec_extend(&c->argv, &opts);
+	ol_strvec_extend(&c->argv, &res);
+	for (size_t k = 0; k < t->nmods; k++)
+		ol_strvec_push(&c->argv, t->mods[k].name);
+	g->sched[g->nsteps - 1].explicit_after = true;
+	ol_strvec_free(&opts);
+	ol_strvec_free(&res);
+	return c->cwd && !c->argv.err ? OL_OK : OL_E_NOMEM;
+}
+
+/* A thin module's backend: the release's clang -cc1 with the module's
+ * index, as LLVM's in-process backend configures it (the level, the
+ * vectorizers above -O1, no comments in the assembly). */
+static struct ol_cmd *backend(struct ol_link *l, struct ol_group *g, const struct ol_thin_module *m,
+			      const struct ol_thin_target *tt)
+{
+	struct ol_cmd *c = ol_group_add_step(
+		l, g, l->clang, ol_arena_printf(&l->arena, "ThinLTO: backend of %s",
+						g->images[m->image]->origin));
+	struct ol_strvec opts = { 0 };
+
+	if (!c)
+		return NULL;
+	c->cwd = strdup(g->thin->dir);
+	ol_strvec_push(&c->argv, "-cc1");
+	ol_strvec_push(&c->argv, "-triple");
+	ol_strvec_push(&c->argv, g->triple);
+	ol_strvec_push(&c->argv, "-target-cpu");
+	ol_strvec_push(&c->argv, tt->cpu);
+	if (tt->feature) {
+		ol_strvec_push(&c->argv, "-target-feature");
+		ol_strvec_push(&c->argv, tt->feature);
+	}
+	ol_strvec_pushf(&c->argv, "-O%s", tt->opt);
+	if (strcmp(tt->opt, "1") > 0) {
+		ol_strvec_push(&c->argv, "-vectorize-loops");
+		ol_strvec_push(&c->argv, "-vectorize-slp");
+	}
+	ol_strvec_push(&c->argv, "-fno-verbose-asm");
+	llvm_options(l, g, &opts);
+	for (size_t i = 0; i < opts.n; i++) {
+		ol_strvec_push(&c->argv, "-mllvm");
+		ol_strvec_push(&c->argv, opts.v[i]);
+	}
+	ol_strvec_free(&opts);
+	ol_strvec_pushf(&c->argv, "-fthinlto-index=%s.thinlto.bc", m->name);
+	ol_strvec_push(&c->argv, "-x");
+	ol_strvec_push(&c->argv, "ir");
+	ol_strvec_push(&c->argv, m->name);
+	ol_strvec_push(&c->argv, "-S");
+	ol_strvec_push(&c->argv, "-o");
+	ol_strvec_pushf(&c->argv, "%s%s", m->name, tt->suffix);
+	c->response_file = true;
+	return c->cwd ? c : NULL;
+}
+
+static const size_t first_step[1] = { 0 };
+
+enum ol_err ol_thin_plan(struct ol_link *l, struct ol_group *g, const struct ol_thin_target *tt,
+			 struct ol_thin_output **outs, size_t *nouts)
+{
+	struct ol_thin *t = ol_arena_alloc(&l->arena, sizeof(*t));
+	const char **names = ol_arena_array(&l->arena, g->nimages ? g->nimages : 1, sizeof(*names));
+	struct ol_thin_output *o;
+	enum ol_err rc;
+
+	if (!t || !names)
+		return OL_E_NOMEM;
+	memset(t, 0, sizeof(*t));
+	g->thin = t;
+	if (!(t->dir = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.thin", g->stem))) ||
+	    (rc = name_modules(l, g, t, names)))
+		return OL_E_NOMEM;
+	o = ol_arena_array(&l->arena, t->nmods + 1, sizeof(*o));
+	if (!o)
+		return OL_E_NOMEM;
+	*outs = o;
+	*nouts = 0;
+	if ((rc = thin_link(l, g, t, tt, names)))
+		return rc;
+	if (t->regular) /* (llvm-lto2 writes task N of -o out to out.N) */
+		o[(*nouts)++] = (struct ol_thin_output){
+			ol_arena_printf(&l->arena, "%s/out.0", t->dir), g->nsteps - 1 };
+	for (size_t k = 0; k < t->nmods; k++) {
+		const struct ol_thin_module *m = &t->mods[k];
+		struct ol_step_sched *sc;
+		const char *out;
+		size_t step;
+
+		if (!m->thin)
+			continue;
+		if (!backend(l, g, m, tt))
+			return OL_E_NOMEM;
+		step = g->nsteps - 1;
+		sc = &g->sched[step];
+		*sc = (struct ol_step_sched){ .explicit_after = true, .after = first_step, .nafter = 1,
+					      .rank = 1,
+					      .weight = (int64_t)g->images[m->image]->entry->image_size };
+		out = ol_arena_printf(&l->arena, "%s/%s%s", t->dir, m->name, tt->suffix);
+		o[(*nouts)++] = (struct ol_thin_output){ out, step };
+		if ((rc = ol_thin_cache_backend(l, g, step, m, out)))
+			return rc;
+	}
+	return OL_OK;
+}
+
+enum ol_err ol_thin_prepare_dir(struct ol_link *l, struct ol_group *g, struct ol_diag *d)
+{
+	(void)l;
+	/* (inside the link's own temporary directory, which is removed
+	 * whole: nothing to register) */
+	if (mkdir(g->thin->dir, 0700) != 0 && errno != EEXIST)
+		return ol_diag_errno(d, errno, "cannot make the ThinLTO directory", g->thin->dir);
+	return OL_OK;
+}
+
+const char *ol_thin_summary(struct ol_link *l, const struct ol_group *g)
+{
+	const struct ol_thin *t = g->thin;
+
+	return ol_arena_printf(&l->arena, "ThinLTO: %zu module%s compiled apart%s%s", t->nthin,
+			       t->nthin == 1 ? "" : "s",
+			       t->regular ? ", the regular-LTO code (the device runtime) as one more" : "",
+			       l->cache_on ? "; each looked up in the cache after the thin link" : "");
+}
+
+void ol_thin_report(struct ol_link *l, const struct ol_group *g)
+{
+	const struct ol_thin *t = g->thin;
+
+	if (!l->opt.verbose)
+		return;
+	ol_message("offlink", NULL, "%s: ThinLTO: %zu backend%s ran, %zu from the cache; "
+				    "%zu assembler run%s, %zu from the cache",
+		   ol_group_label(l, g), t->ran[0], t->ran[0] == 1 ? "" : "s", t->cached[0],
+		   t->ran[1], t->ran[1] == 1 ? "" : "s", t->cached[1]);
+}
