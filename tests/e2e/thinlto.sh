@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# Device ThinLTO (-foffload-lto=thin), each module a job of its own
+# (docs/design.md, "ThinLTO device links"):
+#   cpu    a CPU-device program of three TUs, one of them only a declare
+#          target function the others call, compiled thin and full:
+#          offlink's thin link, offlink's full link and LLVM 19's thin
+#          link print the same under libomptarget 19; lld's own ThinLTO
+#          cache, in the device-link cache's directory, keeps one object
+#          per module, and a relink after one TU changed adds one;
+#   nvptx  OpenMP for sm_90 with clang 19: offlink's thin link and LLVM
+#          19's register the same kernels on the stub, and each module's
+#          PTX (and the device runtime's partition) is the one LLVM 19's
+#          in-process backend writes, but for the numbers of its
+#          "callseq" comments (LLVM counts them across its threads); a
+#          relink after a one-constant change to one TU runs one backend
+#          and one ptxas, takes the rest from the cache, and makes the
+#          program an uncached link makes; the dry run names every step;
+#   cuda   CUDA -fgpu-rdc -foffload-lto=thin with clang 19 and 22, a TU
+#          of device functions only: the program links, and both kernels
+#          are registered and launched on the stub's libcudart.
+# ctest-parts: cpu nvptx cuda
+# ctest-cost: 25
+. "$OFFLINK_SRC/tests/lib/testlib.sh"
+. "$OFFLINK_SRC/tests/lib/stub.sh"
+need clang-19 clang-linker-wrapper-19
+
+part() { [[ " ${OFFLINK_PART:-cpu nvptx cuda} " = *" $1 "* ]]; }
+
+if part cpu; then
+	X=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+	cat >dev.c <<'EOF'
+int twice(int x) { return 2 * x + 1; }
+#pragma omp declare target to(twice)
+EOF
+	cat >k1.c <<'EOF'
+int twice(int x);
+#pragma omp declare target to(twice)
+int run_k1(int n) {
+  int s = 0;
+#pragma omp target map(tofrom: s)
+  for (int i = 0; i < n; i++) s += twice(i) * 3;
+  return s;
+}
+EOF
+	cat >main.c <<'EOF'
+#include <stdio.h>
+#include <omp.h>
+int twice(int x);
+#pragma omp declare target to(twice)
+int run_k1(int n);
+int main(void) {
+  int s = 0, host = 1;
+#pragma omp target map(tofrom: s, host)
+  { s = twice(20); host = omp_is_initial_device(); }
+  printf("main=%d k1=%d host=%d\n", s, run_k1(10), host);
+  return 0;
+}
+EOF
+	for f in dev k1 main; do
+		check "compile $f.c thin" clang-19 "${X[@]}" -O2 -foffload-lto=thin -c $f.c -o $f.thin.o
+		check "compile $f.c full" clang-19 "${X[@]}" -O2 -foffload-lto -c $f.c -o $f.full.o
+	done
+	THIN=(dev.thin.o k1.thin.o main.thin.o)
+	check "offlink thin link" clang-19 "${X[@]}" -foffload-lto=thin -B "$COMPAT" "${THIN[@]}" -o thin
+	check "offlink full link" clang-19 "${X[@]}" -foffload-lto -B "$COMPAT" dev.full.o k1.full.o \
+		main.full.o -o full
+	check "LLVM 19 thin link" clang-19 "${X[@]}" -foffload-lto=thin "${THIN[@]}" -o llvm
+	for p in thin full llvm; do
+		LD_LIBRARY_PATH=/usr/lib/llvm-19/lib OMP_TARGET_OFFLOAD=MANDATORY ./$p >$p.out 2>$p.err ||
+			fail "$p exited with $?: $(head -c 400 $p.err)"
+	done
+	contains thin.out "main=41 k1=300 host=0"
+	same_bytes thin.out full.out
+	same_bytes thin.out llvm.out
+	lld_cache=$OFFLINK_CACHE_DIR/lld-thinlto
+	cold=$(find "$lld_cache" -name 'llvmcache-*' | wc -l)
+	[ "$cold" = 3 ] || fail "lld's ThinLTO cache holds $cold objects after the first link, not one per module (3)"
+	# one constant in k1.c: its module alone is compiled again
+	sed -i 's/\* 3;/* 5;/' k1.c
+	check "recompile k1.c" clang-19 "${X[@]}" -O2 -foffload-lto=thin -c k1.c -o k1.thin.o
+	check "offlink thin relink" clang-19 "${X[@]}" -foffload-lto=thin -B "$COMPAT" "${THIN[@]}" -o thin2
+	LD_LIBRARY_PATH=/usr/lib/llvm-19/lib OMP_TARGET_OFFLOAD=MANDATORY ./thin2 >thin2.out 2>&1 ||
+		fail "thin2 exited with $?: $(head -c 400 thin2.out)"
+	contains thin2.out "main=41 k1=500 host=0"
+	warm=$(find "$lld_cache" -name 'llvmcache-*' | wc -l)
+	[ "$warm" = 4 ] || fail "after one TU changed, lld's ThinLTO cache holds $warm objects, not 4"
+	echo "ok: cpu: thin = full = LLVM's; one changed TU, one module compiled again"
+fi
+
+if part nvptx; then
+	need_cuda ptxas nvlink
+	NV=(-fopenmp -fopenmp-targets=nvptx64-nvidia-cuda -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90
+	    --cuda-path="$CUDA" -Wno-unknown-cuda-version --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib
+	    -Wno-unused-command-line-argument)
+	cat >a.c <<'EOF'
+int scale(int x) { return x * 7 + 2; }
+#pragma omp declare target to(scale)
+int run_a(int v) {
+  int r = 0;
+#pragma omp target map(from: r)
+  r = scale(v);
+  return r;
+}
+EOF
+	cat >b.c <<'EOF'
+int scale(int x);
+#pragma omp declare target to(scale)
+int run_b(int v) {
+  int r = 0;
+#pragma omp target map(from: r)
+  r = scale(v) + 100;
+  return r;
+}
+EOF
+	cat >main.c <<'EOF'
+#include <stdio.h>
+int run_a(int), run_b(int);
+int main(void) {
+  int r = 0;
+#pragma omp target map(from: r)
+  r = 5;
+  printf("a=%d b=%d main=%d\n", run_a(1), run_b(2), r);
+  return 0;
+}
+EOF
+	for f in a b main; do
+		check "compile $f.c" clang-19 "${NV[@]}" -O2 -foffload-lto=thin -c $f.c -o $f.o
+	done
+	OBJS=(a.o b.o main.o)
+	# the plan: every step, and what will be looked up
+	check "dry run" clang-19 "${NV[@]}" -foffload-lto=thin -B "$COMPAT" "${OBJS[@]}" -o dry \
+		-Wl,--dry-run 2>dry.txt
+	contains dry.txt "ThinLTO: 3 modules compiled apart, the regular-LTO code (the device runtime) as one more"
+	[ "$(grep -c 'llvm-lto2 run -thinlto-distributed-indexes' dry.txt)" = 1 ] || fail "the dry run has no thin link"
+	[ "$(grep -c 'clang -cc1 -triple nvptx64-nvidia-cuda' dry.txt)" = 3 ] || fail "the dry run has not 3 backends"
+	[ "$(grep -c '/ptxas ' dry.txt)" = 4 ] || fail "the dry run has not 4 ptxas runs"
+	[ "$(grep -c '/nvlink ' dry.txt)" = 1 ] || fail "the dry run has not one nvlink"
+
+	mkdir -p llvm
+	(cd llvm && clang-19 "${NV[@]}" -foffload-lto=thin "${OBJS[@]/#/../}" -o prog.llvm -Wl,--save-temps) \
+		>llvm.err 2>&1 || fail "LLVM 19's thin link: $(tail -5 llvm.err)"
+	clang-19 "${NV[@]}" -foffload-lto=thin -B "$COMPAT" "${OBJS[@]}" -o prog -Wl,--save-temps \
+		-Wl,--wrapper-verbose 2>ours.err || fail "offlink's thin link: $(grep -v '^offlink:  ' ours.err | tail -5)"
+	contains ours.err "ThinLTO: 3 backends ran, 0 from the cache; 4 assembler runs, 0 from the cache"
+	for p in prog llvm/prog.llvm; do
+		OFFSTUB_LOG=$p.log LD_PRELOAD=$STUB ./$p >$p.out 2>$p.err || fail "$p exited with $?: $(head -c 400 $p.err)"
+		contains $p.out "a=9 b=116 main=5"
+	done
+	stub_entries prog.log >entries.ours
+	stub_entries llvm/prog.llvm.log >entries.llvm
+	[ "$(grep -c ' kernel ' entries.ours)" = 3 ] || fail "offlink's program registers $(grep -c ' kernel ' entries.ours) kernels, not 3"
+	same_bytes entries.ours entries.llvm
+	[ "$(stub_images prog.log)" = "openmp nvptx64-nvidia-cuda sm_90 190 elf" ] ||
+		fail "not one sm_90 cubin: $(stub_images prog.log)"
+	# Each PTX file LLVM's backend wrote (task 0: the device runtime's
+	# partition) is one of ours.
+	norm() { sed -E 's/callseq [0-9]+/callseq N/g' "$1"; }
+	ours=(prog.offlink-temps.*/*.thin/out.0 prog.offlink-temps.*/*.thin/*.bc.s)
+	[ ${#ours[@]} = 4 ] || fail "offlink wrote ${#ours[@]} PTX files, not 4: ${ours[*]}"
+	n=0
+	for f in llvm/prog.llvm.nvptx64-nvidia-cuda.sm_90*.s; do
+		found=0
+		for o in "${ours[@]}"; do
+			cmp -s <(norm "$f") <(norm "$o") && found=1 && break
+		done
+		[ $found = 1 ] || fail "LLVM 19's $f is none of offlink's PTX files"
+		n=$((n + 1))
+	done
+	[ $n = 4 ] || fail "LLVM 19 wrote $n PTX files, not 4"
+	rm -rf prog.offlink-temps.*
+
+	# one constant in b.c: one backend and one ptxas run again
+	sed -i 's/+ 100;/+ 200;/' b.c
+	check "recompile b.c" clang-19 "${NV[@]}" -O2 -foffload-lto=thin -c b.c -o b.o
+	clang-19 "${NV[@]}" -foffload-lto=thin -B "$COMPAT" "${OBJS[@]}" -o relinked -Wl,--wrapper-verbose \
+		2>relink.err || fail "relink: $(grep -v '^offlink:  ' relink.err | tail -5)"
+	contains relink.err "ThinLTO: 1 backend ran, 2 from the cache; 1 assembler run, 3 from the cache"
+	check "uncached link" clang-19 "${NV[@]}" -foffload-lto=thin -B "$COMPAT" "${OBJS[@]}" -o uncached \
+		-Wl,--no-cache
+	same_bytes relinked uncached
+	OFFSTUB_LOG=relinked.log LD_PRELOAD=$STUB ./relinked >relinked.out 2>&1 || fail "relinked exited with $?"
+	contains relinked.out "a=9 b=216 main=5"
+	echo "ok: nvptx: LLVM 19's kernels and PTX; a relink recompiles one module"
+fi
+
+if part cuda; then
+	need_cuda ptxas nvlink fatbinary
+	cat >dev.cu <<'EOF'
+/* device functions only */
+#include "cuda_decls.h"
+__device__ int sq(int x) { return x * x; }
+__device__ int cube(int x) { return x * x * x; }
+EOF
+	cat >k1.cu <<'EOF'
+#include "cuda_decls.h"
+extern __device__ int sq(int x);
+__global__ void k_sq(int *p) { *p = sq(*p); }
+void launch_sq(int *p) { k_sq<<<1, 1>>>(p); }
+EOF
+	cat >k2.cu <<'EOF'
+#include "cuda_decls.h"
+extern __device__ int cube(int x);
+__global__ void k_cube(int *p) { *p = cube(*p) + 1; }
+void launch_cube(int *p) { k_cube<<<1, 1>>>(p); }
+EOF
+	cat >main.cpp <<'EOF'
+#include <cstdio>
+void launch_sq(int *);
+void launch_cube(int *);
+int main() { launch_sq(0); launch_cube(0); std::puts("ran"); return 0; }
+EOF
+	check "host main" g++ -c main.cpp -o main.o
+	printf '_Z4k_sqPi\n_Z6k_cubePi\n' | sort >want.kernels
+	for n in 19 22; do
+		if ! command -v clang-$n >/dev/null; then
+			[ "${OFFLINK_NO_SKIP:-0}" = 1 ] && fail "clang-$n is missing"
+			echo "SKIP (part): clang-$n"
+			continue
+		fi
+		cu=(-x cuda --offload-new-driver -fgpu-rdc -foffload-lto=thin --offload-arch=sm_90
+		    --cuda-path="$CUDA" -nocudainc -Wno-unknown-cuda-version -Xclang -target-sdk-version=12.5
+		    -I"$GPU_SRC")
+		for f in dev k1 k2; do
+			check "clang $n: compile $f.cu" clang-$n "${cu[@]}" -c $f.cu -o $f$n.o
+		done
+		clang++-$n --offload-new-driver -fgpu-rdc -foffload-lto=thin --cuda-path="$CUDA" main.o dev$n.o \
+			k1$n.o k2$n.o -L"$STUBDIR" -lcudart -B "$COMPAT" -o cuda$n -Wl,--wrapper-verbose \
+			2>cuda$n.link || fail "clang $n: the thin link fails: $(grep -v '^offlink:  ' cuda$n.link | tail -5)"
+		contains cuda$n.link "ThinLTO: 3 backends ran"
+		OFFSTUB_LOG=cuda$n.log LD_LIBRARY_PATH=$STUBDIR ./cuda$n >cuda$n.out 2>cuda$n.err ||
+			fail "clang $n: the program exited with $?: $(head -c 400 cuda$n.err)"
+		contains cuda$n.out ran
+		jq -r 'select(.images) | .entries[] | select(.kind == "kernel") | .name' cuda$n.log | sort |
+			diff -u want.kernels - || fail "clang $n: the registered kernels"
+		jq -r 'select(.launch) | .launch' cuda$n.log | sort | diff -u want.kernels - ||
+			fail "clang $n: the launches"
+		echo "ok: cuda: clang $n, a TU of device functions only, thin: both kernels registered and launched"
+	done
+fi
