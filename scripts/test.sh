@@ -50,6 +50,10 @@ build/bin/offlink-binary -o "$seeds/two.bin" --image=file="$seeds/img.o",triple=
 build/bin/offlink-binary -o "$seeds/v3.bin" --compress --image=file="$seeds/img.o",triple=t
 if command -v clang-19 >/dev/null; then
 	echo 'int x;' | clang-19 -x c -c - -o "$seeds/host.o" -Xclang -fembed-offload-object="$seeds/two.bin"
+	# bitcode with a ThinLTO summary and without (fuzz_bitcode_symtab's
+	# LTO-kind reader walks their module blocks)
+	echo 'int g(int); int f(int x) { return g(x) + 1; }' | clang-19 -x c -c -flto=thin - -o "$seeds/thin.bc"
+	echo 'int g(int); int f(int x) { return g(x) + 1; }' | clang-19 -x c -c -flto - -o "$seeds/full.bc"
 	(cd "$seeds" && ar rcs lib.a host.o img.o)
 	# HIP objects: entry tables with managed variables and relocations.
 	clang-19 -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a \
