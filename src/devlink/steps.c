@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/response_file.h"
+#include "devlink/thinlto.h"
 
 /* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
  * that is not a triple (no '-', or a dash-led option) is part of the
@@ -155,6 +156,14 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 
 enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g)
 {
+	/* (the image is one module: ThinLTO's are compiled apart, and clang
+	 * refuses -fopenmp-target-jit with -foffload-lto=thin) */
+	if (g->all_bitcode && ol_thin_wanted(l, g)) {
+		ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode of regular LTO "
+				  "(-foffload-lto), not ThinLTO modules; device code from %s",
+			       ol_group_label(l, g), ol_group_origins(l, g));
+		return OL_E_UNSUPPORTED;
+	}
 	if (g->all_bitcode)
 		return OL_OK;
 	ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode device images "

@@ -6,7 +6,8 @@
 #          offlink's thin link, offlink's full link and LLVM 19's thin
 #          link print the same under libomptarget 19; lld's own ThinLTO
 #          cache, in the device-link cache's directory, keeps one object
-#          per module, and a relink after one TU changed adds one;
+#          per module, and a relink after one TU changed adds one; a JIT
+#          image (--embed-bitcode) of thin modules is refused;
 #   nvptx  OpenMP for sm_90 with clang 19: offlink's thin link and LLVM
 #          19's register the same kernels on the stub, and each module's
 #          PTX (and the device runtime's partition) is the one LLVM 19's
@@ -70,6 +71,11 @@ EOF
 			fail "$p exited with $?: $(head -c 400 $p.err)"
 	done
 	contains thin.out "main=41 k1=300 host=0"
+	# a JIT image is one module: ThinLTO's are refused, by name
+	expect_status 1 clang-19 "${X[@]}" -foffload-lto=thin -B "$COMPAT" "${THIN[@]}" -o jit \
+		-Wl,--embed-bitcode
+	contains "$T/stderr" "--embed-bitcode needs bitcode of regular LTO (-foffload-lto), not ThinLTO modules"
+	[ ! -e jit ] || fail "a refused link wrote its output"
 	same_bytes thin.out full.out
 	same_bytes thin.out llvm.out
 	lld_cache=$OFFLINK_CACHE_DIR/lld-thinlto
