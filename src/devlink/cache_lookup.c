@@ -2,7 +2,6 @@
  * when the cache has it (no device linker runs), and on a miss the flags
  * that make its linkers write what they read, for the store. */
 #include "devlink/cache.h"
-#include "devlink/thinlto.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +56,7 @@ static bool add_depfile(struct ol_group *g, const char *path, struct pending *p,
  * and anyone who may write there could plant one). */
 static bool lld_thin_cache(struct ol_link *l, struct ol_group *g, struct ol_cmd *c, bool driver)
 {
-	if (!l->cache.have_local || l->cache.local.shared || !ol_thin_wanted(l, g))
+	if (!l->cache.have_local || l->cache.local.shared || !g->any_thin)
 		return true;
 	ol_strvec_pushf(&c->argv, "%s--thinlto-cache-dir=%s/lld-thinlto", driver ? "-Wl," : "",
 			l->cache.local.dir);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format/bitcode_lto.h"
 #include "format/target_id.h"
 
 static bool parse_tid(const char *arch, struct ol_target_id *t)
@@ -74,6 +75,17 @@ static bool redundant(const struct ol_link *l, const struct ol_group *g)
 	return false;
 }
 
+/* Whether e is bitcode with a ThinLTO summary (bitcode that does not
+ * read is left to the LTO that reads it, which names what is wrong). */
+static bool thin_module(const struct ob_entry *e)
+{
+	enum bc_lto_kind kind;
+	struct ol_diag d;
+
+	ol_diag_clear(&d);
+	return bc_lto_kind(e->image, (size_t)e->image_size, &kind, &d) == OL_OK && kind == BC_LTO_THIN;
+}
+
 static enum ol_err fill_group(struct ol_link *l, struct ol_group *g)
 {
 	g->images = ol_arena_array(&l->arena, l->nimages ? l->nimages : 1,
@@ -89,10 +101,12 @@ static enum ol_err fill_group(struct ol_link *l, struct ol_group *g)
 		    !serves(img->arch, g->arch))
 			continue;
 		g->images[g->nimages++] = img;
-		if (img->entry->image_kind == OB_IMG_BITCODE)
+		if (img->entry->image_kind == OB_IMG_BITCODE) {
 			g->any_bitcode = true;
-		else
+			g->any_thin |= thin_module(img->entry);
+		} else {
 			g->all_bitcode = false;
+		}
 	}
 	return OL_OK;
 }

@@ -332,7 +332,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 	    ol_need_tool(l, g, ol_find_cuda_tool(l, "nvlink", searched, sizeof(searched)),
 		      "nvlink", searched, &nvlink))
 		return OL_E_UNSUPPORTED;
-	if (ol_thin_wanted(l, g))
+	if (g->any_thin)
 		return plan_thin(l, g, &f, ptxas, nvlink);
 	if (g->any_bitcode) {
 		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));

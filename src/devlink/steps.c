@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "common/response_file.h"
-#include "devlink/thinlto.h"
 
 /* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
  * that is not a triple (no '-', or a dash-led option) is part of the
@@ -158,7 +157,7 @@ enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g)
 {
 	/* (the image is one module: ThinLTO's are compiled apart, and clang
 	 * refuses -fopenmp-target-jit with -foffload-lto=thin) */
-	if (g->all_bitcode && ol_thin_wanted(l, g)) {
+	if (g->all_bitcode && g->any_thin) {
 		ol_link_errorf(l, "device link %s: --embed-bitcode needs bitcode of regular LTO "
 				  "(-foffload-lto), not ThinLTO modules; device code from %s",
 			       ol_group_label(l, g), ol_group_origins(l, g));

@@ -14,25 +14,6 @@
 #include "link/llvm_release.h"
 #include "os/digest.h"
 
-bool ol_thin_wanted(struct ol_link *l, const struct ol_group *g)
-{
-	(void)l;
-	for (size_t i = 0; g->any_bitcode && i < g->nimages; i++) {
-		const struct ob_entry *e = g->images[i]->entry;
-		enum bc_lto_kind kind;
-		struct ol_diag d;
-
-		ol_diag_clear(&d);
-		/* (bitcode that does not read is left to the LTO that reads it,
-		 * which names what is wrong) */
-		if (e->image_kind == OB_IMG_BITCODE &&
-		    bc_lto_kind(e->image, (size_t)e->image_size, &kind, &d) == OL_OK &&
-		    kind == BC_LTO_THIN)
-			return true;
-	}
-	return false;
-}
-
 /* Image i's file name in the group's directory: its content's digest
  * (128 bits of SHA-256), so that the name an index records for it is the
  * same in every link of the same module; the same module twice gets a

@@ -75,10 +75,6 @@ struct ol_thin_target {
 	const char *suffix;    /* the target code's file suffix: ".s" */
 };
 
-/* Whether g has a ThinLTO module (an error reading one is reported and
- * the answer is false). */
-bool ol_thin_wanted(struct ol_link *l, const struct ol_group *g);
-
 /* Plan g's thin link and backends (steps 1 and 2 above): g->thin, the
  * images written into its directory; *outs (arena) the target-code files
  * to assemble, the regular partition's first. */

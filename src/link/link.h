@@ -140,6 +140,7 @@ struct ol_group {
 	struct ol_image **images;
 	size_t nimages;
 	bool any_bitcode, all_bitcode;
+	bool any_thin;               /* some bitcode is a ThinLTO module */
 	const char *stem;            /* file names: "<index>.<kind>.<triple>[.<arch>]" */
 	const char **input_paths;    /* where each image is written for the linker */
 	const char *inputs_archive;  /* or: all of them, as one archive (its
