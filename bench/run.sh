@@ -15,9 +15,11 @@
 #   BENCH_SIZES     TU counts of the scaling table (default "1 10 100 1000")
 #   BENCH_SMALL     the small table's rows, config:TUs (default "x86:1 x86:2
 #                   x86:10 nv:1 nv:2 nv:10"; nv rows need CUDA)
-#   BENCH_SECTIONS  any of: scaling small releases lto relink remote
+#   BENCH_SECTIONS  any of: scaling small releases lto thin relink remote
 #                   registration format resolution
 #                   (default: all)
+#   THIN_REPS       repetitions of the thin section's rows (default 3: an
+#                   LLVM link of its program takes most of a minute)
 #   HECBENCH        a checkout of HeCBench: lulesh-omp and rsbench-omp join
 #                   the LTO table
 #
@@ -44,6 +46,16 @@
 #                 remembered), alternating; the ratio is the median of each
 #                 pair's offlink / LLVM (at most 1: offlink as fast)
 #   lto           multi-TU -foffload-lto links
+#   thin          device ThinLTO (needs CUDA): a 200-kernel OpenMP program
+#                 for sm_90 (20 TUs of 10 kernels with libm calls, and a
+#                 main), -foffload-lto=thin: LLVM 19's thin link beside
+#                 offlink's, cache off, with 2 and with all cores
+#                 (--wrapper-jobs); after a one-constant change to one TU,
+#                 recompiled, offlink's relink (cache warm: a new constant
+#                 each time, never seen before) beside LLVM 19's; the same
+#                 program with full LTO beside LLVM 19's.  Paired: each row
+#                 alternates the two and gives the median of the pairs'
+#                 ratios
 #   relink        after editing one host-only TU: offlink with its cache
 #                 warm, LLVM's wrapper, and the host link alone
 #   remote        the farm of docs/farm.md: a second worker, its checkout
@@ -63,7 +75,7 @@ B=$(realpath "${OFFLINK_BUILD:-build}")
 REPS=${1:-7}
 IN=${BENCH_INPUTS:-$HOME/.cache/offlink-bench}
 SIZES=${BENCH_SIZES:-1 10 100 1000}
-SECTIONS=${BENCH_SECTIONS:-scaling small releases lto relink remote registration format resolution}
+SECTIONS=${BENCH_SECTIONS:-scaling small releases lto thin relink remote registration format resolution}
 W=$(mktemp -d "${TMPDIR:-/tmp}/offlink-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib
@@ -365,6 +377,134 @@ if want lto; then
 			lto_case "HeCBench $app, x86_64" "$dir" "${X86[@]}" -foffload-lto -- "$dir"/*.o $([ $app = lulesh-omp ] && echo -lstdc++)
 		done
 	fi
+fi
+
+# ---- device ThinLTO ----
+# gen_kernels DIR FLAGS: the 200-kernel program, compiled with FLAGS.
+gen_kernels() {
+	local dir=$1 t j
+	shift
+	[ -e "$dir/.done" ] && return 0
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for t in $(seq 1 20); do
+		{
+			echo '#include <math.h>'
+			echo "static double scale_$t(double x) { return x * $t.0 + 0.5; }"
+			echo "#pragma omp declare target to(scale_$t)"
+			for j in $(seq 1 10); do
+				cat <<C
+double run_${t}_$j(double *a, int n) {
+  double s = 0;
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n]) reduction(+: s)
+  for (int i = 0; i < n; i++) {
+    double v = a[i];
+    for (int r = 0; r < $j; r++) v = sin(v) * exp(-v * 0.01) + sqrt(fabs(v) + $j.0);
+    a[i] = scale_$t(v);
+    s += a[i];
+  }
+  return s;
+}
+C
+			done
+		} >"$dir/t$t.c"
+	done
+	{
+		echo '#include <stdio.h>'
+		for t in $(seq 1 20); do for j in $(seq 1 10); do echo "double run_${t}_$j(double *, int);"; done; done
+		echo 'int main(void) { double a[64]; double s = 0; for (int i = 0; i < 64; i++) a[i] = i * 0.25;'
+		for t in $(seq 1 20); do for j in $(seq 1 10); do echo "  s += run_${t}_$j(a, 64);"; done; done
+		echo '  printf("%.6e\n", s); return 0; }'
+	} >"$dir/main.c"
+	echo "compiling the 200-kernel program into $dir" >&2
+	(cd "$dir" && ls t*.c main.c | xargs -P"$(nproc)" -I{} sh -c "clang-19 $* -O2 -c {} -o \$(basename {} .c).o") ||
+		{ echo "thin: the program does not compile" >&2; exit 1; }
+	touch "$dir/.done"
+}
+
+# pair LABEL CHECK -- OFFLINK_CMD... -- LLVM_CMD...: THIN_REPS pairs; the
+# medians into $O and $L, the median of each pair's offlink / LLVM in $P.
+pair() {
+	local label=$1 check=$2 ours=() llvm=() t0 i o l
+	shift 3
+	while [ "$1" != -- ]; do ours+=("$1"); shift; done
+	shift
+	llvm=("$@")
+	: >"$W/t.ours"; : >"$W/t.llvm"; : >"$W/t.pair"
+	for ((i = 0; i < ${THIN_REPS:-3}; i++)); do
+		[ -n "${BEFORE_EACH:-}" ] && $BEFORE_EACH "$i"
+		t0=$(now); "${ours[@]}" >/dev/null 2>&1 || { echo "$label: offlink failed" >&2; exit 1; }
+		o=$(elapsed "$t0"); echo "$o" >>"$W/t.ours"
+		OUT_TOOL=ours $check || { echo "$label: offlink's output is wrong" >&2; exit 1; }
+		t0=$(now); "${llvm[@]}" >/dev/null 2>&1 || { echo "$label: LLVM failed" >&2; exit 1; }
+		l=$(elapsed "$t0"); echo "$l" >>"$W/t.llvm"
+		OUT_TOOL=llvm $check || { echo "$label: LLVM's output is wrong" >&2; exit 1; }
+		awk -v o="$o" -v l="$l" 'BEGIN { printf "%.4f\n", o / l }' >>"$W/t.pair"
+	done
+	O=$(median <"$W/t.ours")
+	L=$(median <"$W/t.llvm")
+	P=$(median <"$W/t.pair")
+}
+
+if want thin && [ $have_nv = 1 ]; then
+	# (sm_90 only, as the program of issue 37)
+	NV1=(-fopenmp -fopenmp-targets=nvptx64-nvidia-cuda -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90
+	     --cuda-path="$CUDA" -Wno-unknown-cuda-version)
+	dir=$IN/thin-k200
+	gen_kernels "$dir" "${NV1[*]}" -foffload-lto=thin
+	echo
+	echo "| 200 kernels, sm_90, clang 19 | offlink s | LLVM 19 s | offlink / LLVM, paired |"
+	echo "|---|---:|---:|---:|"
+	(cd "$dir" && LD_LIBRARY_PATH=/usr/lib/llvm-19/lib clang-19 "${NV1[@]}" -foffload-lto=thin t*.o main.o -lm -o "$W/thin.ref") ||
+		{ echo "thin: LLVM's link fails" >&2; exit 1; }
+	OFFSTUB_LOG=$W/ref.log LD_PRELOAD=$B/lib/liboffstub.so "$W/thin.ref" >"$W/thin.ref.out"
+	# the same output, and the same 200 kernels registered
+	kernels() { jq -r 'select(.images) | .entries[] | select(.kind == "kernel") | .name' "$1" | sort; }
+	kernels "$W/ref.log" >"$W/ref.kernels"
+	[ "$(wc -l <"$W/ref.kernels")" = 200 ] || { echo "thin: LLVM's program registers $(wc -l <"$W/ref.kernels") kernels" >&2; exit 1; }
+	ok() {
+		rm -f "$W/t.log"
+		OFFSTUB_LOG=$W/t.log LD_PRELOAD=$B/lib/liboffstub.so "$W/thin.$OUT_TOOL" >"$W/thin.out" &&
+			cmp -s "$W/thin.out" "$W/thin.ref.out" && kernels "$W/t.log" | cmp -s - "$W/ref.kernels"
+	}
+	objs=("$dir"/t*.o "$dir/main.o")
+	for jobs in $(printf '2\n%s\n' "$(nproc)" | sort -un); do
+		pair "cold $jobs" ok -- \
+			clang-19 "${NV1[@]}" -foffload-lto=thin -B "$B/compat" -Wl,--no-cache -Wl,--wrapper-jobs=$jobs \
+				"${objs[@]}" -lm -o "$W/thin.ours" -- \
+			clang-19 "${NV1[@]}" -foffload-lto=thin -Wl,--wrapper-jobs=$jobs "${objs[@]}" -lm -o "$W/thin.llvm"
+		printf '| thin link, cold, cache off, %s cores | %.2f | %.2f | %.2f |\n' "$jobs" "$O" "$L" "$P"
+	done
+	# a relink after one constant of one TU changed: the TU in a copy of
+	# its own, a new constant before each pair
+	cp -r "$dir" "$W/k200"
+	edit() {
+		sed -i "s/return x \* 5.0 + 0.5[0-9]*;/return x * 5.0 + 0.5$((RANDOM))$1;/" "$W/k200/t5.c"
+		(cd "$W/k200" && clang-19 "${NV1[@]}" -foffload-lto=thin -O2 -c t5.c -o t5.o) ||
+			{ echo "thin: t5.c does not compile" >&2; exit 1; }
+	}
+	relinked() { OFFSTUB_LOG=$W/t.log LD_PRELOAD=$B/lib/liboffstub.so "$W/thin.$OUT_TOOL" >/dev/null &&
+		kernels "$W/t.log" | cmp -s - "$W/ref.kernels"; }
+	kobjs=("$W/k200"/t*.o "$W/k200/main.o")
+	clang-19 "${NV1[@]}" -foffload-lto=thin -B "$B/compat" "${kobjs[@]}" -lm -o "$W/thin.ours" # the cache warm
+	BEFORE_EACH=edit pair "relink" relinked -- \
+		clang-19 "${NV1[@]}" -foffload-lto=thin -B "$B/compat" "${kobjs[@]}" -lm -o "$W/thin.ours" -- \
+		clang-19 "${NV1[@]}" -foffload-lto=thin "${kobjs[@]}" -lm -o "$W/thin.llvm"
+	printf '| relink after one constant of one TU changed, cache warm | %.2f | %.2f | %.2f |\n' "$O" "$L" "$P"
+	clang-19 "${NV1[@]}" -foffload-lto=thin -B "$B/compat" -Wl,--wrapper-verbose "${kobjs[@]}" -lm \
+		-o "$W/thin.ours" 2>&1 | grep 'ThinLTO: .* ran' | sed 's/^offlink: /  (a relink with nothing changed: /; s/$/)/'
+	# full LTO of the same program
+	fdir=$IN/full-k200
+	gen_kernels "$fdir" "${NV1[*]}" -foffload-lto
+	fobjs=("$fdir"/t*.o "$fdir/main.o")
+	(cd "$fdir" && clang-19 "${NV1[@]}" -foffload-lto "${fobjs[@]}" -lm -o "$W/full.ref") &&
+		OFFSTUB_LOG=$W/ref.log LD_PRELOAD=$B/lib/liboffstub.so "$W/full.ref" >"$W/full.ref.out"
+	fok() { OFFSTUB_LOG=$W/t.log LD_PRELOAD=$B/lib/liboffstub.so "$W/thin.$OUT_TOOL" >"$W/thin.out" &&
+		cmp -s "$W/thin.out" "$W/full.ref.out"; }
+	pair "full" fok -- \
+		clang-19 "${NV1[@]}" -foffload-lto -B "$B/compat" -Wl,--no-cache "${fobjs[@]}" -lm -o "$W/thin.ours" -- \
+		clang-19 "${NV1[@]}" -foffload-lto "${fobjs[@]}" -lm -o "$W/thin.llvm"
+	printf '| full LTO (-foffload-lto), cache off | %.2f | %.2f | %.2f |\n' "$O" "$L" "$P"
 fi
 
 # ---- warm relink ----
