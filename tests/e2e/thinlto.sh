@@ -16,16 +16,20 @@
 #          relink after a one-constant change to one TU runs one backend
 #          and one ptxas, takes the rest from the cache, and makes the
 #          program an uncached link makes; the dry run names every step;
+#   remote a farm: a first worker's thin link stores each module's result
+#          in Redis (on loopback); a second worker, another checkout with
+#          an empty cache of its own, relinks after one TU changed: one
+#          backend and one ptxas run, the rest are remote hits;
 #   cuda   CUDA -fgpu-rdc -foffload-lto=thin with clang 19 and 22, a TU
 #          of device functions only: the program links, and both kernels
 #          are registered and launched on the stub's libcudart.
-# ctest-parts: cpu nvptx cuda
+# ctest-parts: cpu nvptx remote cuda
 # ctest-cost: 25
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need clang-19 clang-linker-wrapper-19
 
-part() { [[ " ${OFFLINK_PART:-cpu nvptx cuda} " = *" $1 "* ]]; }
+part() { [[ " ${OFFLINK_PART:-cpu nvptx remote cuda} " = *" $1 "* ]]; }
 
 if part cpu; then
 	X=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
@@ -93,11 +97,11 @@ EOF
 	echo "ok: cpu: thin = full = LLVM's; one changed TU, one module compiled again"
 fi
 
-if part nvptx; then
-	need_cuda ptxas nvlink
-	NV=(-fopenmp -fopenmp-targets=nvptx64-nvidia-cuda -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90
-	    --cuda-path="$CUDA" -Wno-unknown-cuda-version --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib
-	    -Wno-unused-command-line-argument)
+NV=(-fopenmp -fopenmp-targets=nvptx64-nvidia-cuda -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90
+    --cuda-path="$CUDA" -Wno-unknown-cuda-version --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib
+    -Wno-unused-command-line-argument)
+# three TUs for sm_90: b.c and main.c call a.c's declare-target function
+nvptx_sources() {
 	cat >a.c <<'EOF'
 int scale(int x) { return x * 7 + 2; }
 #pragma omp declare target to(scale)
@@ -132,6 +136,11 @@ EOF
 	for f in a b main; do
 		check "compile $f.c" clang-19 "${NV[@]}" -O2 -foffload-lto=thin -c $f.c -o $f.o
 	done
+}
+
+if part nvptx; then
+	need_cuda ptxas nvlink
+	nvptx_sources
 	OBJS=(a.o b.o main.o)
 	# the plan: every step, and what will be looked up
 	check "dry run" clang-19 "${NV[@]}" -foffload-lto=thin -B "$COMPAT" "${OBJS[@]}" -o dry \
@@ -187,6 +196,34 @@ EOF
 	OFFSTUB_LOG=relinked.log LD_PRELOAD=$STUB ./relinked >relinked.out 2>&1 || fail "relinked exited with $?"
 	contains relinked.out "a=9 b=216 main=5"
 	echo "ok: nvptx: LLVM 19's kernels and PTX; a relink recompiles one module"
+fi
+
+if part remote; then
+	need_cuda ptxas nvlink
+	. "$OFFLINK_SRC/tests/lib/servers.sh"
+	start_redis
+	head -c 32 /dev/urandom >secret
+	chmod 600 secret
+	export OFFLINK_CACHE_SECRET_FILE=$T/secret OFFLINK_CACHE_BASE_DIR=$T
+	nvptx_sources
+	# worker N: its checkout's copy of the objects, a cache of its own
+	worker() {
+		mkdir -p $1 && cp a.o b.o main.o $1/ &&
+			(cd $1 && OFFLINK_CACHE_DIR=$T/$1.cache clang-19 "${NV[@]}" -foffload-lto=thin -B "$COMPAT" \
+				a.o b.o main.o -o prog -Wl,--cache-remote=redis://127.0.0.1:$REDIS_PORT \
+				-Wl,--wrapper-verbose 2>link.v) || fail "$1: $(grep -v '^offlink:  ' $1/link.v | tail -5)"
+	}
+	worker w1
+	contains w1/link.v "ThinLTO: 3 backends ran, 0 from the cache; 4 assembler runs, 0 from the cache"
+	sed -i 's/+ 100;/+ 300;/' b.c
+	check "recompile b.c" clang-19 "${NV[@]}" -O2 -foffload-lto=thin -c b.c -o b.o
+	worker w2
+	contains w2/link.v "ThinLTO: 1 backend ran, 2 from the cache; 1 assembler run, 3 from the cache"
+	[ "$(grep -c ': remote hit (key' w2/link.v)" = 5 ] ||
+		fail "the second worker's module results are not remote hits: $(grep -E 'hit|miss' w2/link.v)"
+	OFFSTUB_LOG=w2.log LD_PRELOAD=$STUB ./w2/prog >w2.out 2>&1 || fail "w2's program exited with $?"
+	contains w2.out "a=9 b=316 main=5"
+	echo "ok: remote: a second worker takes the modules the first compiled from Redis"
 fi
 
 if part cuda; then
