@@ -3,6 +3,8 @@
  * --cache-clear. */
 #include "devlink/cache.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +185,26 @@ static void print_size(const char *label, uint64_t n)
 	printf("%s%.1f %s", label, v, units[u]);
 }
 
+/* lld's ThinLTO cache (lld-thinlto/ in the store's directory, devlink/
+ * cache_lookup.c): its files, "llvmcache-*" and the timestamp lld keeps,
+ * reached without following links; anything else there is left alone. */
+static void clear_lld_thinlto(int storefd)
+{
+	int fd = openat(storefd, "lld-thinlto", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir)))
+		if (strncmp(e->d_name, "llvmcache", 9) == 0)
+			unlinkat(dirfd(dir), e->d_name, 0);
+	closedir(dir);
+}
+
 enum ol_err ol_cache_command(struct ol_link *l)
 {
 	uint64_t c[OL_STAT__COUNT], entries, bytes, hits, lookups;
@@ -196,6 +218,7 @@ enum ol_err ol_cache_command(struct ol_link *l)
 	}
 	if (l->opt.cache_clear && l->cache.have_local) {
 		ol_local_clear(&l->cache.local);
+		clear_lld_thinlto(l->cache.local.fd);
 		printf("device-link cache %s: cleared\n", l->cache.local.dir);
 	}
 	if (!l->opt.cache_stats)

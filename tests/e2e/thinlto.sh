@@ -94,6 +94,8 @@ EOF
 	contains thin2.out "main=41 k1=500 host=0"
 	warm=$(find "$lld_cache" -name 'llvmcache-*' | wc -l)
 	[ "$warm" = 4 ] || fail "after one TU changed, lld's ThinLTO cache holds $warm objects, not 4"
+	check "--cache-clear" "$BIN/offlink" --cache-clear
+	[ -z "$(ls "$lld_cache")" ] || fail "--cache-clear left lld's ThinLTO cache: $(ls "$lld_cache")"
 	echo "ok: cpu: thin = full = LLVM's; one changed TU, one module compiled again"
 fi
 
