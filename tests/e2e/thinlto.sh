@@ -22,7 +22,10 @@
 #          backend and one ptxas run, the rest are remote hits;
 #   cuda   CUDA -fgpu-rdc -foffload-lto=thin with clang 19 and 22, a TU
 #          of device functions only: the program links, and both kernels
-#          are registered and launched on the stub's libcudart.
+#          are registered and launched on the stub's libcudart; HIP
+#          -fgpu-rdc thin for gfx90a: lld links it, keeping one object a
+#          module in its cache, and the program registers what the
+#          sources declare.
 # ctest-parts: cpu nvptx remote cuda
 # ctest-cost: 25
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
@@ -281,4 +284,17 @@ EOF
 			fail "clang $n: the launches"
 		echo "ok: cuda: clang $n, a TU of device functions only, thin: both kernels registered and launched"
 	done
+	HIP=(-x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -foffload-lto=thin)
+	for f in hip_k1 hip_k2 hip_main; do
+		check "compile $f.hip thin" clang-19 "${HIP[@]}" -c "$GPU_SRC/$f.hip" -o $f.o
+	done
+	check "HIP thin link" clang-19 --offload-new-driver -fgpu-rdc --hip-link -foffload-lto=thin hip_k1.o \
+		hip_k2.o hip_main.o -L"$STUBDIR" -B "$COMPAT" -o hip
+	n=$(find "$OFFLINK_CACHE_DIR/lld-thinlto" -name 'llvmcache-*' | wc -l)
+	[ "$n" = 3 ] || fail "HIP: lld's ThinLTO cache holds $n objects, not one per module (3)"
+	OFFSTUB_LOG=hip.log LD_LIBRARY_PATH=$STUBDIR ./hip >hip.out 2>&1 || fail "the HIP program exited with $?"
+	contains hip.out "managed_value: 7"
+	stub_entries hip.log | awk '$2 == "kernel" { print $3 }' >hip.kernels
+	printf '_Z4fillPf\n_Z5resetPl\n_Z5scalePii\n' | diff -u - hip.kernels || fail "HIP: the registered kernels"
+	echo "ok: hip: thin through lld, its cache one object a module"
 fi
