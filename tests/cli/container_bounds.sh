@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Issue 39: the inspector and the bundler are bounded by what a file holds.
+#  3. 66 KB of back-to-back zstd bundles declaring 512 MiB each (RLE
+#     blocks, 32,000:1): offlink-bundler -list needed over 2 GiB.  A
+#     bundle may inflate to 2048 times its compressed size (plus 64 KiB),
+#     refused from its header; and bundles within that bound, 8 of 32 MiB,
+#     are read one at a time (they took 270 MB at once).
+# Memory is bounded with ulimit -v (256 MiB, but under ASan, which
+# reserves terabytes of shadow at start); the timeouts only catch a hang
+# (each run takes well under a second).
+. "$OFFLINK_SRC/tests/lib/testlib.sh"
+need clang-offload-bundler-19 jq ar
+OB=$BIN/offlink-binary
+BU=$BIN/offlink-bundler
+
+# capped COMMAND...: run under a 256 MiB address-space cap, and 60 s.
+capped() {
+	case "$(ldd "$OB")" in
+	*libasan*) timeout 60 "$@" ;;
+	*) (ulimit -v 262144 && timeout 60 "$@") ;;
+	esac
+}
+# nothing_in DIR: an extraction that failed left no file there.
+nothing_in() {
+	[ -z "$(ls -A "$1")" ] || fail "a failed --extract left files in $1: $(ls -A "$1" | head -5)"
+}
+
+# ---- 3. bundle sequences ----
+"$HELP/make_bombs" seq 4 536870912 0 seq.bin || fail "make_bombs seq"
+[ "$(stat -c %s seq.bin)" -lt 70000 ] || fail "seq.bin is not some 66 KB"
+expect_status 1 capped "$BU" -list -type=o -input=seq.bin
+contains "$T/stderr" "seq.bin"
+contains "$T/stderr" "UncompressedSize"
+contains "$T/stderr" "536870912 bytes from 16532 compressed: more than 2048 times as much"
+expect_status 1 capped "$BU" -unbundle -type=o -input=seq.bin \
+	-targets=hip-amdgcn-amd-amdhsa--gfx90a -output=seq.out
+contains "$T/stderr" "more than 2048 times as much"
+[ ! -e seq.out ] || fail "a refused unbundling wrote its output"
+expect_status 1 capped "$OB" --list seq.bin
+contains "$T/stderr" "more than 2048 times as much"
+# within the bound: 8 bundles of 32 MiB, each from 16 KiB, read one at a time
+"$HELP/make_bombs" seq 8 33554432 16384 fit.bin || fail "make_bombs seq (fit)"
+capped "$BU" -list -type=o -input=fit.bin >fit.ids 2>fit.err || fail "-list fit.bin: $(cat fit.err)"
+printf 'host-x86_64-unknown-linux-gnu-\nhip-amdgcn-amd-amdhsa--gfx90a\n' | diff - fit.ids >&2 ||
+	fail "-list fit.bin: not the two IDs"
+capped "$BU" -list -each-bundle -type=o -input=fit.bin >fit.each 2>fit.err ||
+	fail "-list -each-bundle fit.bin: $(cat fit.err)"
+[ "$(grep -c ' hip-amdgcn-amd-amdhsa--gfx90a$' fit.each)" = 8 ] || fail "fit.bin: $(cat fit.each)"
+capped "$BU" -unbundle -type=o -input=fit.bin -targets=hip-amdgcn-amd-amdhsa--gfx90a \
+	-output=fit.gfx90a 2>fit.err || fail "-unbundle fit.bin: $(cat fit.err)"
+[ "$(stat -c %s fit.gfx90a)" = $((33554432 - 139)) ] || fail "fit.gfx90a: $(stat -c %s fit.gfx90a) bytes"
+capped "$OB" --list --json fit.bin >fit.json 2>fit.err || fail "--list --json fit.bin: $(cat fit.err)"
+[ "$(jq '[.[] | select(.arch == "gfx90a")] | length' fit.json)" = 8 ] || fail "fit.json: $(head -c 600 fit.json)"
+echo "ok: bundles declaring more than 2048:1 refused from their headers; 8 of 32 MiB read one at a time"
+
+echo "PASS: the inspector and the bundler bounded by what a file holds"
