@@ -64,6 +64,7 @@ struct found_image {
 	struct ol_origin origin; /* strings live in the arena */
 	const char *input;       /* the input path as given */
 	const struct ol_map *map; /* the input's mapping (the image may lie in it) */
+	size_t bin;              /* the offload binary it is in (collection.bins) */
 };
 
 struct collection {
@@ -76,6 +77,7 @@ struct collection {
 	size_t nmaps;
 	struct ol_ar_keep thin;  /* member files of thin archives */
 	const char *input;
+	struct ol_scan_budget budget; /* the input's (extract/containers.h) */
 	bool containers;         /* also the images of other containers (--list, --extract) */
 	/* (listed in input order: an input's offload binaries, then its
 	 * other containers' images) */
@@ -351,6 +353,7 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 		c->imgs = f;
 		f = &c->imgs[c->nimgs++];
 		f->entry = &kept->entries[i];
+		f->bin = c->nbins - 1;
 		f->input = c->input;
 		f->map = &c->maps[c->nmaps - 1];
 		f->origin = *o;
@@ -402,18 +405,24 @@ static enum ol_err on_contained(void *ctx, const struct ol_contained *x, struct 
 }
 
 /* The images inside an offload binary's images (a fatbinary, a SPIR-V
- * container), after its own rows. */
+ * container), after its own rows.  One binary's images take at most its
+ * bytes (images may share theirs: each would be read, listed and written
+ * again). */
 static enum ol_err nested_in_binaries(struct collection *c, size_t from, struct ol_diag *d)
 {
+	uint64_t room = 0;
+
 	for (size_t i = from; i < c->nimgs; i++) {
 		const struct found_image *f = &c->imgs[i];
 		const char *path = ol_arena_printf(&c->arena, "%s > offload binary image %zu",
 						   f->origin.section ? f->origin.section : "file", i - from);
 		bool found;
 
+		if (i == from || f->bin != c->imgs[i - 1].bin)
+			room = c->bins[f->bin].nbytes;
 		if (!path || ol_scan_nested(f->origin.file, f->origin.member, path, f->origin.final,
-					    f->entry->image, (size_t)f->entry->image_size, on_contained,
-					    c, &found, d)) {
+					    f->entry->image, (size_t)f->entry->image_size, &c->budget,
+					    &room, on_contained, c, &found, d)) {
 			ol_diag_locate(d, f->origin.file, f->origin.member, 0);
 			return d->code ? d->code : OL_E_NOMEM;
 		}
@@ -433,6 +442,7 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 		c->input = inputs->v[i];
 		if (ol_map_file_fd(inputs->v[i], m, d))
 			return d->code;
+		ol_scan_budget_init(&c->budget, m->len);
 		if (m->len == 0) {
 			ol_diag_set(d, OL_E_UNRECOGNIZED, NULL, "the file is empty");
 			ol_diag_locate(d, inputs->v[i], NULL, 0);
@@ -453,7 +463,8 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 				return d->code;
 		if (nested_in_binaries(c, first, d) ||
 		    (!ob_is_offload_binary(m->data, m->len) &&
-		     ol_scan_containers(inputs->v[i], NULL, m->data, m->len, on_contained, c, d)))
+		     ol_scan_containers(inputs->v[i], NULL, m->data, m->len, &c->budget, on_contained,
+					c, d)))
 			return d->code;
 	}
 	return OL_OK;

@@ -97,7 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	ol_diag_clear(&d);
-	ol_scan_containers("fuzz", NULL, p, size, on_contained, NULL, &d);
+	ol_scan_containers("fuzz", NULL, p, size, NULL, on_contained, NULL, &d);
 	free(p);
 	return 0;
 }

@@ -9,10 +9,11 @@
  *       32,000:1).  Each hash is the MD5 of its bytes, as LLVM writes it,
  *       so a reader that inflates it finds nothing wrong but its size.
  *
- *   make_bombs nest DEPTH FANOUT OUT
+ *   make_bombs nest DEPTH FANOUT OUT [LEAF]
  *       Binary bundles nested DEPTH deep: each one's FANOUT entries all
  *       point at the same inner bundle, the innermost one's at the same
- *       16 bytes: FANOUT^DEPTH images in a file of a few KiB.
+ *       LEAF bytes (16): FANOUT^DEPTH images in a file of a few KiB; or,
+ *       one deep, FANOUT images of LEAF bytes in a file of one.
  *
  * Both are written by hand from the formats (docs/format.md; RFC 8878
  * for the zstd frame), so that no compressor is asked to make them. */
@@ -138,15 +139,15 @@ static int seq(unsigned n, uint64_t size, uint64_t stored, const char *out)
 
 /* ---- nest ---- */
 
-static int nest(unsigned depth, unsigned fanout, const char *out)
+static int nest(unsigned depth, unsigned fanout, size_t leaf, const char *out)
 {
-	uint8_t *inner = malloc(16), *outer;
-	size_t n = 16;
+	uint8_t *inner = malloc(leaf), *outer;
+	size_t n = leaf;
 	FILE *f;
 
 	if (!inner)
 		return 1;
-	memset(inner, 'x', 16);
+	memset(inner, 'x', leaf);
 	for (unsigned level = 0; level < depth; level++) {
 		unsigned entries = fanout;
 		size_t hsize = 32, at = 32;
@@ -183,9 +184,10 @@ int main(int argc, char **argv)
 	if (argc == 6 && !strcmp(argv[1], "seq"))
 		return seq((unsigned)strtoul(argv[2], NULL, 10), strtoull(argv[3], NULL, 10),
 			   strtoull(argv[4], NULL, 10), argv[5]);
-	if (argc == 5 && !strcmp(argv[1], "nest"))
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "nest"))
 		return nest((unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10),
-			    argv[4]);
-	fprintf(stderr, "usage: make_bombs seq N SIZE STORED OUT | make_bombs nest DEPTH FANOUT OUT\n");
+			    argc == 6 ? strtoul(argv[5], NULL, 10) : 16, argv[4]);
+	fprintf(stderr, "usage: make_bombs seq N SIZE STORED OUT | "
+		"make_bombs nest DEPTH FANOUT OUT [LEAF]\n");
 	return 2;
 }
