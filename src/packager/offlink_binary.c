@@ -87,6 +87,10 @@ struct collection {
 	size_t nrows, caprows;
 	const char *extract_dir; /* --extract: write each image there */
 	size_t extracted;
+	/* Files written so far: known to the cleanup registry until every
+	 * one is written, so that a failure (or a signal) removes them all --
+	 * a failed extraction leaves nothing -- and printed only then. */
+	struct ol_strvec written;
 };
 
 static const char usage_text[] =
@@ -477,6 +481,7 @@ static void collection_free(struct collection *c)
 	for (size_t i = 0; i < c->nmaps; i++)
 		ol_unmap(&c->maps[i]);
 	ol_ar_keep_free(&c->thin);
+	ol_strvec_free(&c->written);
 	free(c->bins);
 	free(c->imgs);
 	free(c->maps);
@@ -765,12 +770,34 @@ static char *generated_name(struct ol_arena *a, const struct found_image *f,
 	return name;
 }
 
+/* path, just written, is removed if the run fails after all. */
+static enum ol_err keep_until_done(struct collection *c, const char *path, struct ol_diag *d)
+{
+	if (!ol_strvec_push(&c->written, path) && !ol_cleanup_add_file(path))
+		return OL_OK;
+	unlink(path);
+	return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+}
+
+/* Every file written is the run's: no longer removed at exit; their
+ * names printed when print. */
+static void done_writing(struct collection *c, bool print)
+{
+	for (size_t i = 0; i < c->written.n; i++) {
+		ol_cleanup_forget(c->written.v[i]);
+		if (print)
+			printf("%s\n", c->written.v[i]);
+	}
+}
+
 /* The image straight from the input file (os/outfile.c), or from memory
  * when it was decompressed or lies in another file. */
-static enum ol_err write_image(const char *path, const struct found_image *f,
-			       struct ol_diag *d)
+static enum ol_err write_image(struct collection *c, const char *path,
+			       const struct found_image *f, struct ol_diag *d)
 {
-	return ol_write_from_map(path, f->map, f->entry->image, (size_t)f->entry->image_size, d);
+	if (ol_write_from_map(path, f->map, f->entry->image, (size_t)f->entry->image_size, d))
+		return d->code;
+	return keep_until_done(c, path, d);
 }
 
 static int extract_spec(struct collection *c, const struct image_spec *s)
@@ -795,7 +822,7 @@ static int extract_spec(struct collection *c, const struct image_spec *s)
 			ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
 			return report(&d);
 		}
-		if (write_image(name, f, &d))
+		if (write_image(c, name, f, &d))
 			return report(&d);
 	}
 	if (!s->files.n || !last)
@@ -803,7 +830,7 @@ static int extract_spec(struct collection *c, const struct image_spec *s)
 	if (matches > 1)
 		ol_message(tool, "warning", "Multiple inputs match to a single file, '%s'",
 			   s->files.v[0]);
-	if (write_image(s->files.v[0], last, &d))
+	if (write_image(c, s->files.v[0], last, &d))
 		return report(&d);
 	return EXIT_OK;
 }
@@ -883,9 +910,8 @@ static enum ol_err extract_one(struct collection *c, const char *file, const cha
 		ol_buf_free(&b);
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
-	rc = ol_write_file_atomic((char *)b.data, data, size, d);
-	if (!rc)
-		printf("%s\n", (char *)b.data);
+	if (!(rc = ol_write_file_atomic((char *)b.data, data, size, d)))
+		rc = keep_until_done(c, (char *)b.data, d);
 	ol_buf_free(&b);
 	return rc;
 }
@@ -899,7 +925,8 @@ static enum ol_err extract_contained(struct collection *c, const struct ol_conta
 
 /* Every image of every input, whatever the container: an offload binary's
  * images as they are (a container among them opened too), the others
- * decompressed; each file's name printed. */
+ * decompressed; each file's name printed once all are written (a
+ * failure removes every one). */
 static int run_extract_all(const struct options *o)
 {
 	struct collection c = { .containers = true, .extract_dir = o->extract_dir };
@@ -922,6 +949,8 @@ static int run_extract_all(const struct options *o)
 				rc = report(&d);
 		}
 	}
+	if (rc == EXIT_OK)
+		done_writing(&c, true);
 	if (fflush(stdout) != 0 && rc == EXIT_OK)
 		rc = EXIT_ERROR;
 	collection_free(&c);
@@ -953,6 +982,8 @@ static int run_extract(const struct options *o)
 		for (size_t k = 0; k < o->nspecs && rc == EXIT_OK; k++)
 			rc = extract_spec(&c, &o->specs[k]);
 	}
+	if (rc == EXIT_OK)
+		done_writing(&c, false);
 	collection_free(&c);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #     bundle may inflate to 2048 times its compressed size (plus 64 KiB),
 #     refused from its header; and bundles within that bound, 8 of 32 MiB,
 #     are read one at a time (they took 270 MB at once).
+#  8. --extract left the images it had written when a later one failed.
 # Memory is bounded with ulimit -v (256 MiB, but under ASan, which
 # reserves terabytes of shadow at start); the timeouts only catch a hang
 # (each run takes well under a second).
@@ -45,12 +46,14 @@ done
 mkdir nest.out
 expect_status 1 capped "$OB" --extract=nest.out nest.bin
 contains "$T/stderr" "entries that share their bytes"
+nothing_in nest.out
 # one deep: 1000 entries at the same 1 MiB, which --extract wrote 1000 times
 "$HELP/make_bombs" nest 1 1000 flat.bin 1048576 || fail "make_bombs nest (flat)"
 mkdir flat.out
 expect_status 1 capped "$OB" --extract=flat.out flat.bin
 contains "$T/stderr" "flat.bin"
 contains "$T/stderr" "file > entry openmp-x86_64-unknown-linux-gnu-l0e1: an entry of 1048576 bytes"
+nothing_in flat.out
 echo "ok: a bundle nested 8 deep, 8 entries at one inner bundle each level, refused; entries sharing 1 MiB too"
 
 # ---- 3. bundle sequences ----
@@ -80,5 +83,24 @@ capped "$BU" -unbundle -type=o -input=fit.bin -targets=hip-amdgcn-amd-amdhsa--gf
 capped "$OB" --list --json fit.bin >fit.json 2>fit.err || fail "--list --json fit.bin: $(cat fit.err)"
 [ "$(jq '[.[] | select(.arch == "gfx90a")] | length' fit.json)" = 8 ] || fail "fit.json: $(head -c 600 fit.json)"
 echo "ok: bundles declaring more than 2048:1 refused from their headers; 8 of 32 MiB read one at a time"
+
+# ---- 8. a failed --extract leaves nothing ----
+# Two fat binaries back to back: a PTX entry, then one whose zstd stream
+# is damaged.  The first was written, then left, when the second failed.
+"$HELP/make_many" fatbin 1 good.fatbin || fail "make_many fatbin"
+cp good.fatbin bad.fatbin
+printf '\000\200' | dd of=bad.fatbin bs=1 seek=$((16 + 40)) conv=notrunc 2>/dev/null # flags: zstd
+printf '\033' | dd of=bad.fatbin bs=1 seek=$((16 + 16)) conv=notrunc 2>/dev/null     # 27 bytes stored
+printf '\100' | dd of=bad.fatbin bs=1 seek=$((16 + 56)) conv=notrunc 2>/dev/null     # 64 declared
+cat good.fatbin bad.fatbin >partial.fatbin
+mkdir partial.out
+expect_status 1 "$OB" --extract=partial.out partial.fatbin
+contains "$T/stderr" "partial.fatbin"
+contains "$T/stderr" "fat binary 1 > entry 0"
+nothing_in partial.out
+[ ! -s "$T/stdout" ] || fail "a failed --extract printed names: $(cat "$T/stdout")"
+"$OB" --extract=partial.out good.fatbin >good.list || fail "--extract good.fatbin"
+[ "$(wc -l <good.list)" = 1 ] && [ -s "$(cat good.list)" ] || fail "good.fatbin: $(cat good.list)"
+echo "ok: a failed --extract leaves no file and prints no name"
 
 echo "PASS: the inspector and the bundler bounded by what a file holds"
