@@ -454,11 +454,11 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 		}
 		size_t first = c->nimgs;
 
-		/* (a raw bundle or fat binary is no offload binary: only the
-		 * listing and --extract read it) */
-		if (!(c->containers && ol_is_raw_container(m->data, m->len)) &&
-		    ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
-				    OL_SCAN_STRICT, on_binary, c, &c->thin, d))
+		/* (a raw bundle or fat binary, the file or an archive member, is
+		 * no offload binary: only the listing and --extract read it) */
+		if (ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
+				    OL_SCAN_STRICT | (c->containers ? OL_SCAN_CONTAINERS : 0),
+				    on_binary, c, &c->thin, d))
 			return d->code;
 		if (!c->containers)
 			continue;

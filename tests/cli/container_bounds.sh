@@ -12,6 +12,8 @@
 #     refused from its header; and bundles within that bound, 8 of 32 MiB,
 #     are read one at a time (they took 270 MB at once).
 #  8. --extract left the images it had written when a later one failed.
+#  9. --list refused a static archive of bundles (bundled bitcode, the
+#     device archives -type=a reads).
 # Memory is bounded with ulimit -v (256 MiB, but under ASan, which
 # reserves terabytes of shadow at start); the timeouts only catch a hang
 # (each run takes well under a second).
@@ -99,8 +101,31 @@ contains "$T/stderr" "partial.fatbin"
 contains "$T/stderr" "fat binary 1 > entry 0"
 nothing_in partial.out
 [ ! -s "$T/stdout" ] || fail "a failed --extract printed names: $(cat "$T/stdout")"
+ar rcs partial.a good.fatbin bad.fatbin
+expect_status 1 "$OB" --extract=partial.out partial.a
+contains "$T/stderr" "partial.a(bad.fatbin)"
+nothing_in partial.out
 "$OB" --extract=partial.out good.fatbin >good.list || fail "--extract good.fatbin"
 [ "$(wc -l <good.list)" = 1 ] && [ -s "$(cat good.list)" ] || fail "good.fatbin: $(cat good.list)"
 echo "ok: a failed --extract leaves no file and prints no name"
 
+# ---- 9. an archive of bundles ----
+printf 'host code' >h.bin
+printf 'gfx90a code' >a.bin
+H=host-x86_64-unknown-linux-gnu A=hip-amdgcn-amd-amdhsa--gfx90a
+check "bundled bitcode" clang-offload-bundler-19 -type=bc -targets=$H,$A -input=h.bin -input=a.bin -output=b.bc
+check "compressed bundled bitcode" clang-offload-bundler-19 -type=bc -compress -targets=$H,$A \
+	-input=h.bin -input=a.bin -output=c.bc
+check "archive of bundles" ar rcs libdev.a b.bc c.bc
+"$OB" --list libdev.a >libdev.list 2>libdev.err || fail "--list libdev.a: $(cat libdev.err)"
+grep -q "hip .*gfx90a .*libdev.a(b.bc) \[file > entry $A\]" libdev.list &&
+	grep -q "hip .*gfx90a .*libdev.a(c.bc) \[file > entry $A, ccob v2 zstd" libdev.list ||
+	fail "libdev.a: $(cat libdev.list)"
+"$OB" --list --json libdev.a | jq -e '[.[] | select(.arch == "gfx90a") | .member] == ["b.bc", "c.bc"]' \
+	>/dev/null || fail "--json libdev.a: $("$OB" --list --json libdev.a)"
+mkdir dev.out
+"$OB" --extract=dev.out libdev.a >dev.list || fail "--extract libdev.a"
+same_bytes "$(grep 'b.bc.*gfx90a' dev.list)" a.bin
+same_bytes "$(grep 'c.bc.*gfx90a' dev.list)" a.bin
+echo "ok: an archive of bundles listed and extracted"
 echo "PASS: the inspector and the bundler bounded by what a file holds"
