@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 39, item 1: the files a wrapper script names, for the device-link
-# cache.
+# Issue 39, items 1 and 5: the files a wrapper script names, for the
+# device-link cache.
 #  1. The first ld in PATH is a Nix-style script that sources an absolute
 #     flags.sh, which picks the directory of the device library (libA's
 #     dev(x) is 2x, libB's 4x).  On a first link the key that holds the
@@ -12,12 +12,16 @@
 #     window: the device link's own ld rewrites flags.sh after sourcing
 #     it, the first time it runs.  Nothing may be stored; the next link
 #     links libB.
+#  5. A script that names its own path (a comment saying where it is
+#     installed), or two scripts that name each other, turned the cache
+#     off for good ("scripts that run scripts more than 4 deep"): each is
+#     keyed once now, and a relink hits.
 # ctest-cost: 15
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc ar
 
-mkdir -p libA libB race-ld
+mkdir -p libA libB race-ld self mutual
 dev_caller
 for d in libA libB; do
 	f=2
@@ -58,4 +62,36 @@ expect again 56
 hit again
 echo "ok: flags.sh changed during a first link: nothing stored, the next link links the new flags"
 
-echo "PASS: the files wrapper scripts name: held from the key to the store"
+# ---- 5. scripts that name themselves, or each other ----
+cat >self/ld <<EOF
+#!/bin/sh
+# ld-wrapper, installed as $T/self/ld: the real linker, with libA.
+exec /usr/bin/ld "\$@" -L$T/libA
+EOF
+cat >mutual/ld <<EOF
+#!/bin/sh
+# ld-wrapper: $T/mutual/ld-real does the work.
+exec $T/mutual/ld-real "\$@"
+EOF
+cat >mutual/ld-real <<EOF
+#!/bin/sh
+# the real linker with libA; run through $T/mutual/ld.
+exec /usr/bin/ld "\$@" -L$T/libA
+EOF
+chmod +x self/ld mutual/ld mutual/ld-real
+for s in self mutual; do
+	PATH=$T/$s:$PATH dev_link $s.1 -Xoffload-linker -ldev
+	expect $s.1 28
+	grep -q "scripts that run scripts" $s.1.v && fail "$s: $(grep 'device-link cache' $s.1.v)"
+	contains $s.1.v "device-link cache stored"
+	PATH=$T/$s:$PATH dev_link $s.2 -Xoffload-linker -ldev
+	expect $s.2 28
+	hit $s.2
+	# and the script is still keyed: changed, it relinks
+	sed -i "s|$T/libA|$T/libB|" $s/ld mutual/ld-real
+	PATH=$T/$s:$PATH dev_link $s.3 -Xoffload-linker -ldev
+	expect $s.3 56
+	sed -i "s|$T/libB|$T/libA|" $s/ld mutual/ld-real
+done
+echo "ok: a script naming itself, and two naming each other, are cached"
+echo "PASS: the files wrapper scripts name: held from the key to the store, each keyed once"
