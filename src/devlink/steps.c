@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/response_file.h"
 
 /* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
@@ -48,7 +49,9 @@ const char *ol_group_inputs_archive(struct ol_link *l, struct ol_group *g)
 struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
 				 const char *program, const char *what)
 {
-	struct ol_cmd *steps = realloc(g->steps, (g->nsteps + 1) * sizeof(*steps));
+	/* (grown geometrically: an nvcc module may bring 100,000 PTX entries,
+	 * a ptxas step each) */
+	struct ol_cmd *steps = ol_grow(g->steps, g->nsteps, &g->capsteps, sizeof(*steps), 4);
 	struct ol_cmd *c;
 
 	if (!steps)

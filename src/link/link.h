@@ -131,7 +131,7 @@ struct ol_group {
 				      * a container made after it (SPIR-V),
 				      * or NULL: the link writes image_path */
 	struct ol_cmd *steps;        /* the commands that link it */
-	size_t nsteps;
+	size_t nsteps, capsteps;
 	bool relinked;               /* scratch: dropped as redundant while grouping */
 	const struct ol_backend *backend; /* whose plan it is (devlink/backend.h) */
 	/* the device-link cache (devlink/cache.h) */
