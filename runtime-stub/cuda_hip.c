@@ -12,6 +12,7 @@
  * initial values, which is where the program's host code then finds them. */
 #include "offstub.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,26 @@ struct registration {
 
 static struct registration *registrations;
 
+/* The stub's state -- the registrations, their kernels and records, the
+ * kernel handles -- is shared by the program's threads: a program may
+ * launch from many at once, and nvcc's stubs ask __cudaGetKernel for a
+ * kernel's handle at its first launch, from whichever thread that is.
+ * One lock, held only while that state is read or changed, never across
+ * a call into the real runtime (which has locks of its own); stub_fail
+ * leaves with _exit, so a failure while it is held runs nothing that
+ * would wait for it. */
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_state(void)
+{
+	pthread_mutex_lock(&state_lock);
+}
+
+static void unlock_state(void)
+{
+	pthread_mutex_unlock(&state_lock);
+}
+
 static const char *runtime_name(int hip)
 {
 	return hip ? "hip" : "cuda";
@@ -55,6 +76,8 @@ static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t le32(const uint8_t *p) { return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16; }
 static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
+/* (the caller holds the state lock, as for everything below that reads or
+ * changes a registration) */
 static struct registration *registration_of(void **handle, const char *call)
 {
 	struct registration *g = (struct registration *)handle;
@@ -239,21 +262,25 @@ static void **register_fatbinary(const void *wrapper_ptr, int hip)
 		}
 		record_prelinked(&g->r, n);
 	}
-	g->next = registrations;
-	registrations = g;
 	if (hip && next___hipRegisterFatBinary())
 		g->real = next___hipRegisterFatBinary()(w);
 	else if (!hip && next___cudaRegisterFatBinary())
 		g->real = next___cudaRegisterFatBinary()(w);
+	lock_state();
+	g->next = registrations;
+	registrations = g;
+	unlock_state();
 	return (void **)g;
 }
 
-static void finish(struct registration *g)
+/* The registration's record written, once; its real runtime's handle. */
+static void **finish(struct registration *g)
 {
 	if (!g->written) {
 		record_write(&g->r);
 		g->written = 1;
 	}
+	return g->real;
 }
 
 static struct registration *open_registration(void **handle, const char *call)
@@ -321,31 +348,40 @@ void **__cudaRegisterFatBinary(const void *wrapper)
 
 void __cudaRegisterFatBinaryEnd(void **handle)
 {
-	struct registration *g = open_registration(handle, "__cudaRegisterFatBinaryEnd");
+	void **real;
 
-	finish(g);
-	if (g->real && next___cudaRegisterFatBinaryEnd())
-		next___cudaRegisterFatBinaryEnd()(g->real);
+	lock_state();
+	real = finish(open_registration(handle, "__cudaRegisterFatBinaryEnd"));
+	unlock_state();
+	if (real && next___cudaRegisterFatBinaryEnd())
+		next___cudaRegisterFatBinaryEnd()(real);
 }
 
 void __cudaUnregisterFatBinary(void **handle)
 {
-	struct registration *g = registration_of(handle, "__cudaUnregisterFatBinary");
+	void **real;
 
-	finish(g);
-	if (g->real && next___cudaUnregisterFatBinary())
-		next___cudaUnregisterFatBinary()(g->real);
+	lock_state();
+	real = finish(registration_of(handle, "__cudaUnregisterFatBinary"));
+	unlock_state();
+	if (real && next___cudaUnregisterFatBinary())
+		next___cudaUnregisterFatBinary()(real);
 }
 
 void __cudaRegisterFunction(void **handle, const void *host_function, char *device_function,
 			    const char *name, int thread_limit, void *tid, void *bid,
 			    void *block_dim, void *grid_dim, int *warp_size)
 {
-	struct registration *g = open_registration(handle, "__cudaRegisterFunction");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__cudaRegisterFunction");
 	add_kernel(g, "__cudaRegisterFunction", host_function, device_function, name);
-	if (g->real && next___cudaRegisterFunction())
-		next___cudaRegisterFunction()(g->real, host_function, device_function, name,
+	real = g->real;
+	unlock_state();
+	if (real && next___cudaRegisterFunction())
+		next___cudaRegisterFunction()(real, host_function, device_function, name,
 					      thread_limit, tid, bid, block_dim, grid_dim,
 					      warp_size);
 }
@@ -353,29 +389,39 @@ void __cudaRegisterFunction(void **handle, const void *host_function, char *devi
 void __cudaRegisterVar(void **handle, char *host_var, char *device_address, const char *name,
 		       int ext, size_t size, int constant, int global)
 {
-	struct registration *g = open_registration(handle, "__cudaRegisterVar");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__cudaRegisterVar");
 	if (!device_address || strcmp(device_address, name ? name : "") != 0)
 		stub_fail("__cudaRegisterVar", "variable %s with device name %s",
 			  name ? name : "(null)", device_address ? device_address : "(null)");
 	add_variable(g, "__cudaRegisterVar", host_var, name, "variable", size, ext, constant);
-	if (g->real && next___cudaRegisterVar())
-		next___cudaRegisterVar()(g->real, host_var, device_address, name, ext, size,
+	real = g->real;
+	unlock_state();
+	if (real && next___cudaRegisterVar())
+		next___cudaRegisterVar()(real, host_var, device_address, name, ext, size,
 					 constant, global);
 }
 
 void __cudaRegisterManagedVar(void **handle, void **host_var_ptr, char *device_address,
 			      const char *name, int ext, size_t size, int constant, int global)
 {
-	struct registration *g = open_registration(handle, "__cudaRegisterManagedVar");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__cudaRegisterManagedVar");
 	if (!host_var_ptr || !device_address)
 		stub_fail("__cudaRegisterManagedVar", "managed %s: pointer %p, initial value %p",
 			  name ? name : "(null)", (void *)host_var_ptr, (void *)device_address);
 	add_variable(g, "__cudaRegisterManagedVar", host_var_ptr, name, "managed", size, ext,
 		     constant);
-	if (g->real && next___cudaRegisterManagedVar())
-		next___cudaRegisterManagedVar()(g->real, host_var_ptr, device_address, name, ext,
+	real = g->real;
+	unlock_state();
+	if (real && next___cudaRegisterManagedVar())
+		next___cudaRegisterManagedVar()(real, host_var_ptr, device_address, name, ext,
 						size, constant, global);
 	else
 		*host_var_ptr = device_address;
@@ -402,22 +448,29 @@ void **__hipRegisterFatBinary(const void *wrapper)
 
 void __hipUnregisterFatBinary(void **handle)
 {
-	struct registration *g = registration_of(handle, "__hipUnregisterFatBinary");
+	void **real;
 
-	finish(g);
-	if (g->real && next___hipUnregisterFatBinary())
-		next___hipUnregisterFatBinary()(g->real);
+	lock_state();
+	real = finish(registration_of(handle, "__hipUnregisterFatBinary"));
+	unlock_state();
+	if (real && next___hipUnregisterFatBinary())
+		next___hipUnregisterFatBinary()(real);
 }
 
 void __hipRegisterFunction(void **handle, const void *host_function, char *device_function,
 			   const char *name, int thread_limit, void *tid, void *bid,
 			   void *block_dim, void *grid_dim, int *warp_size)
 {
-	struct registration *g = open_registration(handle, "__hipRegisterFunction");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__hipRegisterFunction");
 	add_kernel(g, "__hipRegisterFunction", host_function, device_function, name);
-	if (g->real && next___hipRegisterFunction())
-		next___hipRegisterFunction()(g->real, host_function, device_function, name,
+	real = g->real;
+	unlock_state();
+	if (real && next___hipRegisterFunction())
+		next___hipRegisterFunction()(real, host_function, device_function, name,
 					     thread_limit, tid, bid, block_dim, grid_dim, warp_size);
 }
 
@@ -432,20 +485,28 @@ static void same_names(const char *call, const char *host_var, const char *devic
 void __hipRegisterVar(void **handle, void *var, char *host_var, char *device_var, int ext,
 		      size_t size, int constant, int global)
 {
-	struct registration *g = open_registration(handle, "__hipRegisterVar");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__hipRegisterVar");
 	same_names("__hipRegisterVar", host_var, device_var);
 	add_variable(g, "__hipRegisterVar", var, host_var, "variable", size, ext, constant);
-	if (g->real && next___hipRegisterVar())
-		next___hipRegisterVar()(g->real, var, host_var, device_var, ext, size, constant,
+	real = g->real;
+	unlock_state();
+	if (real && next___hipRegisterVar())
+		next___hipRegisterVar()(real, var, host_var, device_var, ext, size, constant,
 					global);
 }
 
 void __hipRegisterManagedVar(void **handle, void **pointer, void *init_value, const char *name,
 			     size_t size, unsigned align)
 {
-	struct registration *g = open_registration(handle, "__hipRegisterManagedVar");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__hipRegisterManagedVar");
 	if (!pointer || !init_value)
 		stub_fail("__hipRegisterManagedVar", "managed %s: pointer %p, initial value %p",
 			  name ? name : "(null)", (void *)pointer, init_value);
@@ -453,8 +514,10 @@ void __hipRegisterManagedVar(void **handle, void **pointer, void *init_value, co
 		stub_fail("__hipRegisterManagedVar", "managed %s of %zu bytes aligned to %u",
 			  name ? name : "(null)", size, align);
 	add_variable(g, "__hipRegisterManagedVar", pointer, name, "managed", size, 0, 0);
-	if (g->real && next___hipRegisterManagedVar())
-		next___hipRegisterManagedVar()(g->real, pointer, init_value, name, size, align);
+	real = g->real;
+	unlock_state();
+	if (real && next___hipRegisterManagedVar())
+		next___hipRegisterManagedVar()(real, pointer, init_value, name, size, align);
 	else
 		*pointer = init_value;
 }
@@ -462,30 +525,42 @@ void __hipRegisterManagedVar(void **handle, void **pointer, void *init_value, co
 void __hipRegisterSurface(void **handle, void *var, char *host_var, char *device_var, int type,
 			  int ext)
 {
-	struct registration *g = open_registration(handle, "__hipRegisterSurface");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__hipRegisterSurface");
 	same_names("__hipRegisterSurface", host_var, device_var);
 	add_variable(g, "__hipRegisterSurface", var, host_var, "surface", 0, ext, 0);
-	if (g->real && next___hipRegisterSurface())
-		next___hipRegisterSurface()(g->real, var, host_var, device_var, type, ext);
+	real = g->real;
+	unlock_state();
+	if (real && next___hipRegisterSurface())
+		next___hipRegisterSurface()(real, var, host_var, device_var, type, ext);
 }
 
 void __hipRegisterTexture(void **handle, void *var, char *host_var, char *device_var, int type,
 			  int normalized, int ext)
 {
-	struct registration *g = open_registration(handle, "__hipRegisterTexture");
+	struct registration *g;
+	void **real;
 
+	lock_state();
+	g = open_registration(handle, "__hipRegisterTexture");
 	same_names("__hipRegisterTexture", host_var, device_var);
 	add_variable(g, "__hipRegisterTexture", var, host_var, "texture", 0, ext, normalized);
-	if (g->real && next___hipRegisterTexture())
-		next___hipRegisterTexture()(g->real, var, host_var, device_var, type, normalized,
+	real = g->real;
+	unlock_state();
+	if (real && next___hipRegisterTexture())
+		next___hipRegisterTexture()(real, var, host_var, device_var, type, normalized,
 					    ext);
 }
 
 void stub_write_pending(void)
 {
+	lock_state();
 	for (struct registration *g = registrations; g; g = g->next)
 		finish(g);
+	unlock_state();
 }
 
 /* Registrations never unregistered (the program left with _exit, or
@@ -506,13 +581,18 @@ struct launch_config {
 
 static _Thread_local struct launch_config config;
 
+/* (the name is the program's string: it outlives the lock) */
 static const char *kernel_name(const void *host_function, int hip)
 {
-	for (struct registration *g = registrations; g; g = g->next)
-		for (size_t i = 0; g->hip == hip && i < g->nkernels; i++)
+	const char *name = NULL;
+
+	lock_state();
+	for (struct registration *g = registrations; g && !name; g = g->next)
+		for (size_t i = 0; g->hip == hip && i < g->nkernels && !name; i++)
 			if (g->kernels[i].host_function == host_function)
-				return g->kernels[i].name;
-	return NULL;
+				name = g->kernels[i].name;
+	unlock_state();
+	return name;
 }
 
 static int launch(const char *call, int hip, const void *function, struct dim3 grid,
@@ -623,6 +703,18 @@ int __cudaLaunchKernel_ptsz(void *kernel, struct dim3 grid, struct dim3 block, v
 			    size_t shared, void *stream);
 char __cudaInitModule(void **handle);
 
+/* (with the state lock held) */
+static void remember_handle(void *handle, const void *host_function)
+{
+	for (size_t i = 0; i < nkernel_handles; i++)
+		if (kernel_handles[i].host_function == host_function)
+			return; /* (asked again: nvcc's stubs ask once, a program may ask more) */
+	if (nkernel_handles == sizeof(kernel_handles) / sizeof(kernel_handles[0]))
+		stub_fail("__cudaGetKernel", "more than %zu kernels asked for",
+			  sizeof(kernel_handles) / sizeof(kernel_handles[0]));
+	kernel_handles[nkernel_handles++] = (struct kernel_handle){ handle, host_function };
+}
+
 int __cudaGetKernel(void **kernel, const void *host_function)
 {
 	int rc = 0;
@@ -639,22 +731,25 @@ int __cudaGetKernel(void **kernel, const void *host_function)
 		*kernel = (void *)(uintptr_t)host_function;
 	if (rc != 0)
 		return rc;
-	for (size_t i = 0; i < nkernel_handles; i++)
-		if (kernel_handles[i].host_function == host_function)
-			return rc; /* (asked again: nvcc's stubs ask once, a program may ask more) */
-	if (nkernel_handles == sizeof(kernel_handles) / sizeof(kernel_handles[0]))
-		stub_fail("__cudaGetKernel", "more than %zu kernels asked for",
-			  sizeof(kernel_handles) / sizeof(kernel_handles[0]));
-	kernel_handles[nkernel_handles++] = (struct kernel_handle){ *kernel, host_function };
+	lock_state();
+	remember_handle(*kernel, host_function);
+	unlock_state();
 	return rc;
 }
 
 static const void *kernel_host_function(const char *call, void *kernel)
 {
-	for (size_t i = 0; i < nkernel_handles; i++)
+	const void *f = NULL;
+
+	lock_state();
+	for (size_t i = 0; i < nkernel_handles && !f; i++)
 		if (kernel_handles[i].handle == kernel)
-			return kernel_handles[i].host_function;
-	stub_fail(call, "a launch of kernel handle %p, which __cudaGetKernel did not give", kernel);
+			f = kernel_handles[i].host_function;
+	unlock_state();
+	if (!f)
+		stub_fail(call, "a launch of kernel handle %p, which __cudaGetKernel did not give",
+			  kernel);
+	return f;
 }
 
 static int launch_by_handle(const char *call,
@@ -690,10 +785,13 @@ int __cudaLaunchKernel_ptsz(void *kernel, struct dim3 grid, struct dim3 block, v
 
 char __cudaInitModule(void **handle)
 {
-	struct registration *g = registration_of(handle, "__cudaInitModule");
+	void **real;
 
-	if (g->real && next___cudaInitModule())
-		return next___cudaInitModule()(g->real);
+	lock_state();
+	real = registration_of(handle, "__cudaInitModule")->real;
+	unlock_state();
+	if (real && next___cudaInitModule())
+		return next___cudaInitModule()(real);
 	return 1;
 }
 

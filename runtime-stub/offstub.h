@@ -12,6 +12,7 @@
 #ifndef OFFSTUB_H
 #define OFFSTUB_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -101,19 +102,20 @@ int enclosing_binary(const void *start, size_t size, const char **triple,
 void *stub_next_symbol(const char *name);
 
 /* Declares next_<name>(), the real runtime's <name> or NULL, looked up
- * once. */
+ * once (pthread_once: the program's threads may ask at the same time). */
 #define STUB_NEXT(ret, name, params)                                 \
 	typedef ret(*name##_fn) params;                              \
+	static name##_fn name##_next;                                \
+	static void look_up_##name(void)                             \
+	{                                                            \
+		void *p = stub_next_symbol(#name);                   \
+		memcpy(&name##_next, &p, sizeof(name##_next));       \
+	}                                                            \
 	static name##_fn next_##name(void)                           \
 	{                                                            \
-		static name##_fn fn;                                 \
-		static int looked;                                   \
-		if (!looked) {                                       \
-			void *p = stub_next_symbol(#name);           \
-			memcpy(&fn, &p, sizeof(fn));                 \
-			looked = 1;                                  \
-		}                                                    \
-		return fn;                                           \
+		static pthread_once_t once = PTHREAD_ONCE_INIT;      \
+		pthread_once(&once, look_up_##name);                 \
+		return name##_next;                                  \
 	}
 
 /* Escape s as a JSON string into f. */

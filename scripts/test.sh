@@ -70,6 +70,20 @@ if [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]; then
 	fi
 	rm -f "$seeds/k.cu"
 fi
+# The shapes of issue 39, made here: a bundle nested 8 deep whose entries
+# share one inner bundle, 64 entries at the same bytes, compressed
+# bundles declaring far more than they store, and fat binaries of many
+# PTX entries (an nvcc object of them, for many SMs).
+build-fuzz/test-bin/make_bombs nest 8 8 "$seeds/nest.bin"
+build-fuzz/test-bin/make_bombs nest 1 64 "$seeds/shared.bin" 128
+build-fuzz/test-bin/make_bombs seq 3 33554432 0 "$seeds/ccob_seq.bin"
+build-fuzz/test-bin/make_many fatbin 150 "$seeds/ptx_many.fatbin"
+build-fuzz/test-bin/make_many fatbin 120 "$seeds/ptx_sms.fatbin" 100
+printf 'm_seed\0' >"$seeds/nv.id"
+echo 'int h;' | gcc -x c -c - -o "$seeds/nvh.o"
+objcopy --add-section __nv_module_id="$seeds/nv.id" --add-section __nv_relfatbin="$seeds/ptx_sms.fatbin" \
+	"$seeds/nvh.o" "$seeds/nvcc_many.o"
+rm -f "$seeds/nv.id" "$seeds/nvh.o"
 cp "$src"/tests/fuzz/regressions/* "$seeds/"
 if [ -e "$seeds/hip_k1.o" ]; then
 	# The relocation that wrapped the bounds check (issue 9, item 2).

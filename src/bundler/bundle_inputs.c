@@ -152,7 +152,6 @@ enum ol_err load_bundles(const struct bundler *b, const char *path,
 enum ol_err load_sequence(const struct bundler *b, const char *path, struct bundle_seq *s,
 			  struct ol_diag *d)
 {
-	struct ol_span *spans = NULL;
 	size_t n = 0;
 	const uint8_t *p;
 
@@ -163,36 +162,38 @@ enum ol_err load_sequence(const struct bundler *b, const char *path, struct bund
 	if (!ol_bundle_text_comment(b->type) &&
 	    !(((strcmp(b->type, "o") == 0 || strcmp(b->type, "a") == 0) &&
 	       is_host_object(p, s->map.len))) &&
-	    ol_bundle_spans(p, s->map.len, &spans, &n, d))
+	    ol_bundle_spans(p, s->map.len, &s->spans, &n, d))
 		return d->code;
-	if (!(s->v = calloc(n ? n : 1, sizeof(*s->v)))) {
-		free(spans);
-		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
-	}
 	/* (n = 0: one, a text bundle, a host object, or no bundle at all) */
-	for (size_t i = 0; i < (n ? n : 1); i++, s->n++) {
-		size_t off = n ? spans[i].offset : 0, len = n ? spans[i].size : s->map.len;
-
-		if (load_bundles(b, path, p + off, len, &s->v[i], d)) {
-			if (n > 1) {
-				ol_diag_prefix(d, "bundle %zu (at offset %zu)", i, off);
-				if (d->has_offset)
-					d->offset += off;
-			}
-			s->n++;
-			free(spans);
-			return d->code;
-		}
+	s->n = n ? n : 1;
+	if (!n) {
+		free(s->spans);
+		s->spans = NULL;
 	}
-	free(spans);
 	return OL_OK;
+}
+
+enum ol_err seq_load(const struct bundler *b, const char *path, const struct bundle_seq *s,
+		     size_t k, struct loaded *l, struct ol_diag *d)
+{
+	size_t off = s->spans ? s->spans[k].offset : 0;
+	size_t len = s->spans ? s->spans[k].size : s->map.len;
+	/* (an empty file maps to no data) */
+	const uint8_t *p = s->map.data ? s->map.data + off : (const uint8_t *)"";
+
+	if (!load_bundles(b, path, p, len, l, d))
+		return OL_OK;
+	if (s->n > 1) {
+		ol_diag_prefix(d, "bundle %zu (at offset %zu)", k, off);
+		if (d->has_offset)
+			d->offset += off;
+	}
+	return d->code;
 }
 
 void bundle_seq_free(struct bundle_seq *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		loaded_free(&s->v[i]);
-	free(s->v);
+	free(s->spans);
 	ol_unmap(&s->map);
 	memset(s, 0, sizeof(*s));
 }

@@ -53,14 +53,20 @@ void loaded_free(struct loaded *l);
 /* Every bundle of the input file, in order (format/bundle_seq.h: a
  * library's .hip_fatbin holds one per translation unit, back to back);
  * a host object's sections, a text bundle, or a file with no bundle at
- * all are one. */
+ * all are one.  The bundles are loaded one at a time (seq_load), each
+ * freed before the next: a sequence of compressed bundles never holds
+ * more than one of them inflated. */
 struct bundle_seq {
 	struct ol_map map;
-	struct loaded *v;
-	size_t n;
+	struct ol_span *spans;  /* where each bundle is; NULL: one, the whole file */
+	size_t n;               /* bundles */
 };
 enum ol_err load_sequence(const struct bundler *b, const char *path, struct bundle_seq *s,
 			  struct ol_diag *d);
+/* Bundle k of s into *l (loaded_free it); an error names the bundle and
+ * its offset when the file holds several. */
+enum ol_err seq_load(const struct bundler *b, const char *path, const struct bundle_seq *s,
+		     size_t k, struct loaded *l, struct ol_diag *d);
 void bundle_seq_free(struct bundle_seq *s);
 
 /* Target i's entry ID as the release writes it: LLVM 16 as given, later

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bundler/bundler.h"
+#include "common/arena.h"
 #include "common/message.h"
 #include "common/pieces.h"
 #include "common/response_file.h"
@@ -586,8 +587,8 @@ static enum ol_err write_entry(const struct bundler *b, const struct loaded *l,
 	return rc;
 }
 
-static int fill_missing(const struct bundler *b, const struct loaded *l,
-			const struct ol_map *m, const bool *matched, bool none_matched)
+static int fill_missing(const struct bundler *b, const struct ol_map *m, const bool *matched,
+			bool none_matched)
 {
 	struct ol_diag d;
 
@@ -602,8 +603,8 @@ static int fill_missing(const struct bundler *b, const struct loaded *l,
 				   b->inputs.v[0], b->ids[t].text);
 		/* Nothing matched at all: the input is taken as host-only. */
 		if (none_matched && ol_bundle_id_is_host(&b->ids[t])) {
-			if (ol_write_file_atomic(b->outputs.v[t], m->data ? m->data : l->data,
-						 m->data ? m->len : l->len, &d))
+			if (ol_write_file_atomic(b->outputs.v[t], m->data ? m->data : (const void *)"",
+						 m->len, &d))
 				return fail(&d);
 		} else if (ol_write_file_atomic(b->outputs.v[t], "", 0, &d)) {
 			return fail(&d);
@@ -612,102 +613,169 @@ static int fill_missing(const struct bundler *b, const struct loaded *l,
 	return EXIT_OK;
 }
 
+/* Where target t's output comes from: entry `entry` of bundle `bundle`;
+ * entry SIZE_MAX: nowhere. */
+struct pick {
+	size_t bundle, entry;
+};
+
+/* In each bundle, in order, each entry goes to the first compatible
+ * target still waiting: a target comes from the first bundle holding it,
+ * or with -each-bundle from every one (picks[k * nids + t]).  Every
+ * bundle is read here, one at a time, before anything is written: a
+ * damaged bundle anywhere in the input writes nothing. */
+static enum ol_err pick_entries(const struct bundler *b, const struct bundle_seq *seq,
+				struct pick *picks, bool *matched, bool *any, struct ol_diag *d)
+{
+	for (size_t k = 0; k < seq->n; k++) {
+		struct pick *here = b->each_bundle ? picks + k * b->nids : picks;
+		struct loaded l;
+
+		if (seq_load(b, b->inputs.v[0], seq, k, &l, d)) {
+			loaded_free(&l);
+			return d->code;
+		}
+		for (size_t i = 0; i < l.bundle.n; i++)
+			for (size_t t = 0; t < b->nids; t++)
+				if (here[t].entry == SIZE_MAX &&
+				    ol_bundle_id_compatible(&l.ids[i], &b->ids[t], b->hip_openmp)) {
+					here[t] = (struct pick){ k, i };
+					matched[t] = *any = true;
+					break;
+				}
+		loaded_free(&l);
+	}
+	return OL_OK;
+}
+
+/* The picked entries written, each bundle loaded again, one at a time. */
+static enum ol_err write_picks(const struct bundler *b, const struct bundle_seq *seq,
+			       const struct pick *picks, size_t npicks, struct ol_diag *d)
+{
+	for (size_t k = 0; k < seq->n; k++) {
+		struct loaded l;
+		bool wanted = false;
+
+		for (size_t p = 0; p < npicks && !wanted; p++)
+			wanted = picks[p].entry != SIZE_MAX && picks[p].bundle == k;
+		if (!wanted)
+			continue;
+		if (seq_load(b, b->inputs.v[0], seq, k, &l, d)) {
+			loaded_free(&l);
+			return d->code;
+		}
+		for (size_t p = 0; p < npicks; p++)
+			if (picks[p].entry != SIZE_MAX && picks[p].bundle == k &&
+			    write_entry(b, &l, &seq->map, picks[p].entry, p % b->nids, k, d)) {
+				loaded_free(&l);
+				return d->code;
+			}
+		loaded_free(&l);
+	}
+	return OL_OK;
+}
+
 static int unbundle_file(struct bundler *b)
 {
 	bool *matched = calloc(b->nids, sizeof(*matched)), any = false, all = true;
-	bool *taken = calloc(b->nids, sizeof(*taken));
 	struct bundle_seq seq = { 0 };
+	struct pick *picks = NULL;
+	size_t npicks = 0;
 	struct ol_diag d;
 	int rc = EXIT_OK;
 
 	ol_diag_clear(&d);
-	if (!matched || !taken) {
-		free(matched);
-		free(taken);
+	if (!matched)
 		return usage_error("out of memory");
-	}
 	if (count_hosts(b) > 1) {
-		free(taken);
 		free(matched);
 		fprintf(stderr, "%s: error: expecting at most one host target but got %zu\n",
 			tool, count_hosts(b));
 		return EXIT_ERROR;
 	}
-	if (load_sequence(b, b->inputs.v[0], &seq, &d)) {
-		ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
-		rc = fail(&d);
+	if (load_sequence(b, b->inputs.v[0], &seq, &d))
+		goto failed;
+	npicks = (b->each_bundle ? seq.n : 1) * b->nids;
+	if (!(picks = malloc((npicks ? npicks : 1) * sizeof(*picks)))) {
+		rc = usage_error("out of memory");
 		goto done;
 	}
-	/* In each bundle, in order, each entry goes to the first compatible
-	 * target still waiting: a target comes from the first bundle holding
-	 * it, or with -each-bundle from every one. */
-	for (size_t k = 0; k < seq.n; k++) {
-		const struct loaded *l = &seq.v[k];
-		bool *here = b->each_bundle ? taken : matched;
-
-		if (b->each_bundle)
-			memset(taken, 0, b->nids * sizeof(*taken));
-		for (size_t i = 0; i < l->bundle.n; i++)
-			for (size_t t = 0; t < b->nids; t++)
-				if (!here[t] && ol_bundle_id_compatible(&l->ids[i], &b->ids[t],
-									b->hip_openmp)) {
-					if (write_entry(b, l, &seq.map, i, t, k, &d)) {
-						rc = fail(&d);
-						goto done;
-					}
-					here[t] = matched[t] = any = true;
-					break;
-				}
-	}
+	for (size_t p = 0; p < npicks; p++)
+		picks[p] = (struct pick){ 0, SIZE_MAX };
+	if (pick_entries(b, &seq, picks, matched, &any, &d) ||
+	    write_picks(b, &seq, picks, npicks, &d))
+		goto failed;
 	for (size_t t = 0; t < b->nids; t++)
 		all &= matched[t];
 	if (!all)
-		rc = b->allow_missing ? fill_missing(b, &seq.v[0], &seq.map, matched, !any)
+		rc = b->allow_missing ? fill_missing(b, &seq.map, matched, !any)
 				      : missing_bundles(b, matched);
+	goto done;
+failed:
+	ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
+	rc = fail(&d);
 done:
 	bundle_seq_free(&seq);
+	free(picks);
 	free(matched);
-	free(taken);
 	return rc;
 }
 
 /* The IDs of every bundle of the input: each once, in the order first
  * seen (one bundle: its entries' order, as LLVM lists it); with
- * -each-bundle, "<n> <id>" for every entry of bundle n. */
+ * -each-bundle, "<n> <id>" for every entry of bundle n.  Printed when
+ * every bundle has been read (one at a time, each freed before the next;
+ * the IDs copied): a damaged bundle anywhere lists nothing. */
 static int list_file(struct bundler *b)
 {
 	struct bundle_seq seq;
 	struct ol_strmap seen = { 0 };
+	struct ol_arena ids = { 0 };
+	struct ol_buf out = { 0 };
 	struct ol_diag d;
-	int rc = EXIT_OK;
+	enum ol_err err = OL_OK;
 
 	ol_diag_clear(&d);
 	if (strcmp(b->type, "a") == 0)
 		return EXIT_OK; /* as LLVM 19: archives list nothing */
-	if (load_sequence(b, b->inputs.v[0], &seq, &d)) {
-		ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
-		bundle_seq_free(&seq);
-		return fail(&d);
-	}
-	for (size_t k = 0; k < seq.n && !rc; k++)
-		for (size_t i = 0; i < seq.v[k].bundle.n && !rc; i++) {
-			const struct ol_bundle_entry *e = &seq.v[k].bundle.entries[i];
-			uintptr_t *v;
+	if (load_sequence(b, b->inputs.v[0], &seq, &d))
+		err = d.code;
+	for (size_t k = 0; k < seq.n && !err; k++) {
+		struct loaded l;
 
-			if (b->each_bundle) {
-				printf("%zu %.*s\n", k, (int)e->id_len, e->id);
-				continue;
-			}
-			if (!(v = ol_strmap_put(&seen, e->id, e->id_len)))
-				rc = usage_error("out of memory");
+		if ((err = seq_load(b, b->inputs.v[0], &seq, k, &l, &d))) {
+			loaded_free(&l);
+			break;
+		}
+		for (size_t i = 0; i < l.bundle.n && !err; i++) {
+			const struct ol_bundle_entry *e = &l.bundle.entries[i];
+			char *id = ol_arena_strndup(&ids, e->id, e->id_len);
+			uintptr_t *v = id ? ol_strmap_put(&seen, id, e->id_len) : NULL;
+
+			if (!v)
+				err = ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
+			else if (b->each_bundle)
+				err = ol_buf_printf(&out, "%zu %s\n", k, id);
 			else if (!*v)
-				printf("%.*s\n", (int)e->id_len, e->id);
+				err = ol_buf_printf(&out, "%s\n", id);
 			if (v)
 				*v = 1;
+			if (err && !d.code)
+				ol_diag_set(&d, err, NULL, NULL);
 		}
+		loaded_free(&l);
+	}
+	if (!err && out.len)
+		fwrite(out.data, 1, out.len, stdout);
+	ol_buf_free(&out);
 	ol_strmap_free(&seen);
+	ol_arena_free(&ids);
 	bundle_seq_free(&seq);
-	return fflush(stdout) == 0 ? rc : EXIT_ERROR;
+	if (err) {
+		ol_diag_locate(&d, b->inputs.v[0], NULL, 0);
+		return fail(&d);
+	}
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_ERROR;
 }
 
 static int run(struct bundler *b, struct ol_strvec *args)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cache/environment.h"
+#include "common/strmap.h"
 #include "common/strvec.h"
 #include "os/findprog.h"
 
@@ -207,7 +208,18 @@ static void key_libraries(struct ol_key *k, const char *real, const struct dynam
 #define SCRIPT_NAMES_MAX 128
 #define SCRIPT_DEPTH_MAX 4
 
-static void key_program_at(struct ol_key *k, const char *label, const char *path, int depth);
+/* The programs keyed so far for one ol_key_program, by real path: each
+ * is keyed once, where it is first met.  A script that names itself (a
+ * comment saying where it is installed), two that name each other, or
+ * several that run one tool are then keyed, not followed round and round
+ * until the depth gives out. */
+struct keyed {
+	struct ol_strvec paths;  /* owns the keys of set */
+	struct ol_strmap set;
+};
+
+static void key_program_at(struct ol_key *k, const char *label, const char *path, int depth,
+			   struct keyed *seen);
 
 /* The first bytes of path, up to SCRIPT_TEXT_MAX (NUL-terminated), when
  * it is a script ("#!"); NULL otherwise. */
@@ -282,7 +294,7 @@ static bool path_char(char c)
  * (`exec /usr/bin/ld "$@"`, Nix's /nix/store paths) and what it sources
  * are named so; a path it builds at run time is not, which the whole
  * environment and its own bytes stand for. */
-static void key_named_files(struct ol_key *k, const char *text, int depth)
+static void key_named_files(struct ol_key *k, const char *text, int depth, struct keyed *keyed)
 {
 	struct ol_strvec seen = { 0 };
 
@@ -311,7 +323,7 @@ static void key_named_files(struct ol_key *k, const char *text, int depth)
 		else if (!S_ISREG(st.st_mode))
 			ol_key_text(k, "named by the script, not a file", path);
 		else if (access(path, X_OK) == 0)
-			key_program_at(k, "named by the script", path, depth + 1);
+			key_program_at(k, "named by the script", path, depth + 1, keyed);
 		else
 			ol_key_file(k, "named by the script", path);
 		free(path);
@@ -323,21 +335,39 @@ static void key_named_files(struct ol_key *k, const char *text, int depth)
 
 /* A script: its bytes, its interpreter, the files it names, and the whole
  * environment (a shell reads its variables unseen). */
-static void key_script(struct ol_key *k, const char *real, const char *text, int depth)
+static void key_script(struct ol_key *k, const char *real, const char *text, int depth,
+		       struct keyed *keyed)
 {
 	char *interp = interpreter(text);
 
 	ol_key_program_content(k, "script content", real);
 	ol_key_environment(k, "a script");
 	if (interp)
-		key_program_at(k, "interpreter", interp, depth + 1);
+		key_program_at(k, "interpreter", interp, depth + 1, keyed);
 	else
 		ol_key_text(k, "interpreter", "(none found)");
 	free(interp);
-	key_named_files(k, text, depth);
+	key_named_files(k, text, depth, keyed);
 }
 
-static void key_program_at(struct ol_key *k, const char *label, const char *path, int depth)
+/* Whether real was keyed already for this program; noted if not. */
+static bool keyed_before(struct ol_key *k, struct keyed *seen, const char *real)
+{
+	uintptr_t *slot;
+
+	if (ol_strmap_get(&seen->set, real, strlen(real)))
+		return true;
+	if (ol_strvec_push(&seen->paths, real) ||
+	    !(slot = ol_strmap_put(&seen->set, seen->paths.v[seen->paths.n - 1], strlen(real)))) {
+		ol_key_refuse(k, "out of memory");
+		return true;
+	}
+	*slot = 1;
+	return false;
+}
+
+static void key_program_at(struct ol_key *k, const char *label, const char *path, int depth,
+			   struct keyed *seen)
 {
 	struct dynamic dy = { 0 };
 	char real[PATH_MAX], *text;
@@ -349,12 +379,16 @@ static void key_program_at(struct ol_key *k, const char *label, const char *path
 		ol_key_text(k, label, "missing");
 		return;
 	}
+	if (keyed_before(k, seen, real)) {
+		ol_key_text(k, label, "keyed above");
+		return;
+	}
 	if (depth > SCRIPT_DEPTH_MAX) {
 		ol_key_refuse(k, "scripts that run scripts more than %d deep", SCRIPT_DEPTH_MAX);
 		return;
 	}
 	if ((text = script_text(real, &len))) {
-		key_script(k, real, text, depth);
+		key_script(k, real, text, depth, seen);
 		free(text);
 		return;
 	}
@@ -373,7 +407,11 @@ static void key_program_at(struct ol_key *k, const char *label, const char *path
 
 void ol_key_program(struct ol_key *k, const char *label, const char *path)
 {
-	key_program_at(k, label, path, 0);
+	struct keyed seen = { 0 };
+
+	key_program_at(k, label, path, 0, &seen);
+	ol_strvec_free(&seen.paths);
+	ol_strmap_free(&seen.set);
 }
 
 void ol_program_prefetch(struct ol_fdigest *files, const char *path)

@@ -68,9 +68,7 @@ enum ol_err ol_file_name_part(struct ol_buf *out, const char *s, size_t max)
 	return OL_OK;
 }
 
-/* Bytes in the UTF-8 sequence starting at s[0] (of n), if it is a
- * well-formed one for a code point of U+00A0 or above; else 0. */
-static size_t utf8_printable(const unsigned char *s, size_t n)
+size_t ol_utf8_printable(const unsigned char *s, size_t n)
 {
 	uint32_t cp;
 	size_t len;
@@ -104,7 +102,7 @@ enum ol_err ol_escape_terminal(struct ol_buf *out, const char *s, size_t n)
 	if (n > ((size_t)-1 - 1) / 4 || ol_buf_reserve(out, 4 * n))
 		return OL_E_NOMEM;
 	for (size_t i = 0; i < n;) {
-		size_t k = p[i] >= 0x20 && p[i] < 0x7f ? 1 : utf8_printable(p + i, n - i);
+		size_t k = p[i] >= 0x20 && p[i] < 0x7f ? 1 : ol_utf8_printable(p + i, n - i);
 		uint8_t *o = out->data + out->len;
 
 		if (k) {

@@ -36,6 +36,11 @@ enum ol_err ol_escape_str(struct ol_buf *out, const char *s);
  * memory runs out. */
 char *ol_escape_dup(const char *s);
 
+/* Bytes in the UTF-8 sequence starting at s[0] (of n), if it is a
+ * well-formed one for a code point of U+00A0 or above (no C1 control, no
+ * overlong form, no surrogate, nothing past U+10FFFF); else 0. */
+size_t ol_utf8_printable(const unsigned char *s, size_t n);
+
 /* Text for a terminal: a message or a listing that may quote untrusted
  * names.  Printable ASCII and well-formed UTF-8 (a path in any language)
  * stay as they are; control bytes (C0, DEL, and C1 whether raw or

@@ -339,8 +339,18 @@ enum ol_err ol_resolve_device_symbols(struct ol_link *l)
 	r.target_of = calloc(l->nimages ? l->nimages : 1, sizeof(*r.target_of));
 	if (!r.target_of)
 		return OL_E_NOMEM;
-	for (size_t i = 0; i < l->nimages && !r.oom; i++)
+	for (size_t i = 0; i < l->nimages && !r.oom; i++) {
 		r.target_of[i] = target_of(&r, &l->images[i]);
+		if (r.nt > OL_DEVICE_TARGETS_MAX) {
+			ol_link_errorf(l, "%s: device code for more than %d targets (offload kind, "
+					  "triple, arch) in one link; %s %s is one too many",
+				       ol_link_quote(l, l->images[i].origin), OL_DEVICE_TARGETS_MAX,
+				       ol_link_quote(l, l->images[i].triple),
+				       ol_link_quote(l, l->images[i].arch));
+			resolver_free(&r);
+			return OL_E_REPORTED;
+		}
+	}
 	link_targets(&r);
 	if (!r.oom && !(useful = useful_targets(&r)))
 		r.oom = true;

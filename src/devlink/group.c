@@ -8,7 +8,11 @@
  * packager run without kind=) join every compatible group.  Groups are
  * sorted by kind, then triple, then arch, each key compared on its own,
  * which fixes file names and link order; the order images are registered
- * in is the LLVM release's, decided per wrapper (image_order.c). */
+ * in is the LLVM release's, decided per wrapper (image_order.c).
+ *
+ * Placing the images costs the images times the groups: the inputs'
+ * targets, and so the groups, are at most OL_DEVICE_TARGETS_MAX (counted
+ * by ol_resolve_device_symbols, which runs first). */
 #include "devlink/devlink.h"
 
 #include <stdlib.h>
@@ -25,13 +29,26 @@ static bool parse_tid(const char *arch, struct ol_target_id *t)
 	return ol_target_id_parse(arch, t, &d) == OL_OK;
 }
 
-/* Code built for arch `code` can go into a link for `target`. */
+/* The processor of a target ID (what comes before its first ':') is
+ * "generic" (format/target_id.h: it serves and is served by any). */
+static bool generic(const char *arch, size_t n)
+{
+	return n == 7 && memcmp(arch, "generic", 7) == 0;
+}
+
+/* Code built for arch `code` can go into a link for `target`.  (Two
+ * different processors, neither generic, never serve each other: said
+ * without parsing, since this runs for every image and group.) */
 static bool serves(const char *code, const char *target)
 {
 	struct ol_target_id c, t;
+	size_t nc = strcspn(code, ":"), nt = strcspn(target, ":");
 
 	if (strcmp(code, target) == 0)
 		return true;
+	if ((nc != nt || memcmp(code, target, nc) != 0) && !generic(code, nc) &&
+	    !generic(target, nt))
+		return false;
 	return parse_tid(code, &c) && parse_tid(target, &t) &&
 	       ol_target_id_serves(&c, &t);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "common/strmap.h"
 #include "extract/nvcc_rdc.h"
 
 static const char *module_of(const struct ol_image *img)
@@ -21,23 +22,48 @@ static const char *module_of(const struct ol_image *img)
 }
 
 /* One nvcc module: its ID, the file it came from, and its SMs, in the
- * order of its images. */
+ * order of its images, and as a set.  (Sets throughout: a hostile module
+ * declares as many entries as it likes, of up to 10000 SMs, and every
+ * check here stays linear in the images.) */
 struct module {
 	const char *id;
 	const char *origin;
 	struct ol_strvec archs;
+	struct ol_strmap has;   /* its archs; keys are the images' strings */
 };
 
 static void modules_free(struct module *m, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		ol_strvec_free(&m[i].archs);
+		ol_strmap_free(&m[i].has);
+	}
 	free(m);
+}
+
+static bool in_set(const struct ol_strmap *set, const char *s)
+{
+	return ol_strmap_get(set, s, strlen(s)) != NULL;
+}
+
+/* s into the set and, when new, the vector; OL_E_NOMEM when memory runs
+ * out. */
+static enum ol_err add_unique(struct ol_strvec *v, struct ol_strmap *set, const char *s)
+{
+	uintptr_t *slot = ol_strmap_put(set, s, strlen(s));
+
+	if (!slot)
+		return OL_E_NOMEM;
+	if (*slot)
+		return OL_OK;
+	*slot = 1;
+	return ol_strvec_push(v, s) ? OL_E_NOMEM : OL_OK;
 }
 
 /* The modules among l's images, each once, into *out (*n of them). */
 static enum ol_err collect_modules(const struct ol_link *l, struct module **out, size_t *n)
 {
+	struct ol_strmap ids = { 0 }; /* a module's ID -> its index + 1 */
 	struct module *m = NULL;
 	size_t cap = 0;
 	enum ol_err rc = OL_OK;
@@ -46,14 +72,15 @@ static enum ol_err collect_modules(const struct ol_link *l, struct module **out,
 	for (size_t i = 0; i < l->nimages && !rc; i++) {
 		const struct ol_image *img = &l->images[i];
 		const char *id = module_of(img);
-		size_t k = *n;
+		uintptr_t *slot;
 
 		if (!id)
 			continue;
-		/* (backwards: a module's images come together) */
-		while (k > 0 && strcmp(m[k - 1].id, id) != 0)
-			k--;
-		if (k == 0) {
+		if (!(slot = ol_strmap_put(&ids, id, strlen(id)))) {
+			rc = OL_E_NOMEM;
+			break;
+		}
+		if (!*slot) {
 			struct module *grown = ol_grow(m, *n, &cap, sizeof(*m), 8);
 
 			if (!grown) {
@@ -61,12 +88,12 @@ static enum ol_err collect_modules(const struct ol_link *l, struct module **out,
 				break;
 			}
 			m = grown;
-			m[*n] = (struct module){ id, img->origin, { 0 } };
-			k = ++*n;
+			m[*n] = (struct module){ id, img->origin, { 0 }, { 0 } };
+			*slot = ++*n;
 		}
-		if (!ol_strvec_contains(&m[k - 1].archs, img->arch))
-			rc = ol_strvec_push(&m[k - 1].archs, img->arch);
+		rc = add_unique(&m[*slot - 1].archs, &m[*slot - 1].has, img->arch);
 	}
+	ol_strmap_free(&ids);
 	if (rc) {
 		modules_free(m, *n);
 		m = NULL;
@@ -83,34 +110,50 @@ static void archs_text(const struct module *m, struct ol_buf *b)
 		ol_buf_printf(b, "%s%s", i ? ", " : "", m->archs.v[i]);
 }
 
-/* The program's SMs into p; true when clang's CUDA code decides them. */
-static bool program_archs(const struct ol_link *l, const struct module *m, size_t nm,
-			  struct ol_strvec *p)
+/* The program's SMs into p (and the set ps); *clang true when clang's
+ * CUDA code decides them. */
+static enum ol_err program_archs(const struct ol_link *l, const struct module *m, size_t nm,
+				 struct ol_strvec *p, struct ol_strmap *ps, bool *clang)
 {
-	for (size_t i = 0; i < l->nimages; i++) {
+	enum ol_err rc = OL_OK;
+
+	for (size_t i = 0; i < l->nimages && !rc; i++) {
 		const struct ol_image *img = &l->images[i];
 
-		if (img->taken && img->kind == OB_OFK_CUDA && !module_of(img) &&
-		    !ol_strvec_contains(p, img->arch))
-			ol_strvec_push(p, img->arch);
+		if (img->taken && img->kind == OB_OFK_CUDA && !module_of(img))
+			rc = add_unique(p, ps, img->arch);
 	}
-	if (p->n || !nm)
-		return p->n > 0;
+	*clang = p->n > 0;
+	if (rc || p->n || !nm)
+		return rc;
 	/* nvcc's alone: the SMs every module has */
-	for (size_t a = 0; a < m[0].archs.n; a++) {
+	for (size_t a = 0; a < m[0].archs.n && !rc; a++) {
 		bool all = true;
 
 		for (size_t k = 1; all && k < nm; k++)
-			all = ol_strvec_contains(&m[k].archs, m[0].archs.v[a]);
+			all = in_set(&m[k].has, m[0].archs.v[a]);
 		if (all)
-			ol_strvec_push(p, m[0].archs.v[a]);
+			rc = add_unique(p, ps, m[0].archs.v[a]);
 	}
-	return false;
+	return rc;
+}
+
+/* Whether m has code for every SM of the program: counted over its own
+ * SMs, so that the check is linear in the images. */
+static bool has_all(const struct module *m, const struct ol_strvec *prog,
+		    const struct ol_strmap *ps)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->archs.n; i++)
+		n += in_set(ps, m->archs.v[i]);
+	return n == prog->n;
 }
 
 enum ol_err ol_nvcc_archs(struct ol_link *l)
 {
 	struct ol_strvec prog = { 0 };
+	struct ol_strmap ps = { 0 };
 	struct module *m;
 	size_t nm;
 	bool clang;
@@ -118,16 +161,17 @@ enum ol_err ol_nvcc_archs(struct ol_link *l)
 
 	if (rc || !nm)
 		return rc;
-	clang = program_archs(l, m, nm, &prog);
+	if ((rc = program_archs(l, m, nm, &prog, &ps, &clang)))
+		goto out;
 	for (size_t i = 0; i < nm; i++) {
 		struct ol_buf has = { 0 };
 		const char *missing = NULL;
 
-		for (size_t k = 0; k < prog.n && !missing; k++)
-			if (!ol_strvec_contains(&m[i].archs, prog.v[k]))
-				missing = prog.v[k];
-		if (!missing && prog.n)
+		if (prog.n && has_all(&m[i], &prog, &ps))
 			continue;
+		for (size_t k = 0; k < prog.n && !missing; k++)
+			if (!in_set(&m[i].has, prog.v[k]))
+				missing = prog.v[k];
 		archs_text(&m[i], &has);
 		if (missing)
 			ol_link_errorf(l, "%s: field __nv_relfatbin: nvcc relocatable device code for %s "
@@ -143,13 +187,13 @@ enum ol_err ol_nvcc_archs(struct ol_link *l)
 	}
 	/* code for SMs the program is not linked for stays out */
 	for (size_t i = 0; !rc && i < l->nimages; i++)
-		if (module_of(&l->images[i]) && !ol_strvec_contains(&prog, l->images[i].arch)) {
+		if (module_of(&l->images[i]) && !in_set(&ps, l->images[i].arch)) {
 			l->images[i].taken = false;
 			l->images[i].why = "nvcc code for an SM the program is not linked for";
 		}
-	if (!rc && prog.err)
-		rc = OL_E_NOMEM;
+out:
 	ol_strvec_free(&prog);
+	ol_strmap_free(&ps);
 	modules_free(m, nm);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "common/response_file.h"
 
 /* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
@@ -48,14 +49,16 @@ const char *ol_group_inputs_archive(struct ol_link *l, struct ol_group *g)
 struct ol_cmd *ol_group_add_step(struct ol_link *l, struct ol_group *g,
 				 const char *program, const char *what)
 {
-	struct ol_cmd *steps = realloc(g->steps, (g->nsteps + 1) * sizeof(*steps));
+	/* (grown geometrically: an nvcc module may bring 100,000 PTX entries,
+	 * a ptxas step each) */
+	struct ol_cmd *steps = ol_grow(g->steps, g->nsteps, &g->capsteps, sizeof(*steps), 4);
 	struct ol_step_sched *sched;
 	struct ol_cmd *c;
 
 	if (!steps)
 		return NULL;
 	g->steps = steps;
-	if (!(sched = realloc(g->sched, (g->nsteps + 1) * sizeof(*sched))))
+	if (!(sched = ol_grow(g->sched, g->nsteps, &g->capsched, sizeof(*sched), 4)))
 		return NULL;
 	g->sched = sched;
 	memset(&g->sched[g->nsteps], 0, sizeof(*sched));

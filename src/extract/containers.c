@@ -12,20 +12,58 @@
 #include "format/bundle_id.h"
 #include "format/bundle_seq.h"
 #include "format/ccob.h"
+#include "format/compress.h"
 #include "format/cuda_fatbin.h"
 #include "format/spirv_container.h"
 
-/* A scan in progress: where, and whom to tell. */
+/* A scan in progress: where, whom to tell, and what it may still cost
+ * (containers.h). */
 struct scan {
 	const char *file, *member;
 	bool linked;
 	ol_contained_cb cb;
 	void *ctx;
 	unsigned depth;     /* containers opened around this one */
+	struct ol_scan_budget *budget;
+	uint64_t *room;     /* bytes containers may still take in the enclosing one */
 };
 
 /* (a bundle entry may point at the bundle itself: nesting is bounded) */
 #define NESTING_MAX 8
+
+void ol_scan_budget_init(struct ol_scan_budget *b, size_t len)
+{
+	b->inflate = ol_inflate_max(len);
+}
+
+/* n more bytes to inflate at path, taken from the input's budget. */
+static enum ol_err spend_inflation(const struct scan *s, const char *path, uint64_t n,
+				   struct ol_diag *d)
+{
+	if (n <= s->budget->inflate) {
+		s->budget->inflate -= n;
+		return OL_OK;
+	}
+	return ol_diag_set(d, OL_E_BAD_FIELD, NULL,
+			   "%s: %llu bytes to inflate, and the input may inflate only %llu more "
+			   "(%u times its size, plus %u bytes, nested containers included)",
+			   path, (unsigned long long)n, (unsigned long long)s->budget->inflate,
+			   OL_INFLATE_RATIO, OL_INFLATE_SLACK);
+}
+
+/* An entry of n bytes at path takes n of its container's room. */
+static enum ol_err take_room(uint64_t *room, const char *path, uint64_t n, struct ol_diag *d)
+{
+	if (!room || n <= *room) {
+		if (room)
+			*room -= n;
+		return OL_OK;
+	}
+	return ol_diag_set(d, OL_E_BAD_FIELD, NULL,
+			   "%s: an entry of %llu bytes where its container's entries have %llu "
+			   "bytes left: entries that share their bytes are not read again and "
+			   "again", path, (unsigned long long)n, (unsigned long long)*room);
+}
 
 static const char *image_format(const uint8_t *p, size_t n)
 {
@@ -68,6 +106,8 @@ static enum ol_err fatbin_entry(const struct scan *s, const char *path,
 	enum ol_err rc;
 
 	snprintf(arch, sizeof(arch), e->kind == OL_FATBIN_PTX ? "compute_%u" : "sm_%u", e->arch);
+	if (ol_fatbin_compression(e) && spend_inflation(s, path, e->size, d))
+		return d->code;
 	if (ol_fatbin_entry_code(e, &out, &code, &len, d)) {
 		ol_diag_prefix(d, "%s", path);
 		ol_buf_free(&out);
@@ -131,6 +171,10 @@ static enum ol_err bundle_entry(const struct scan *s, const char *where,
 		return OL_OK;
 	if (asprintf(&path, "%s > entry %.*s", where, (int)e->id_len, e->id) < 0)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (take_room(s->room, path, e->size, d)) {
+		free(path);
+		return d->code;
+	}
 	if (ol_bundle_id_parse(e->id, e->id_len, &id, &ignore) == OL_OK) {
 		producer = !strcmp(id.kind, "hipv4") ? "hip" : id.kind;
 		snprintf(triple, sizeof(triple), "%s-%s-%s%s%s", id.arch, id.vendor, id.os,
@@ -144,16 +188,26 @@ static enum ol_err bundle_entry(const struct scan *s, const char *where,
 	return rc;
 }
 
-static enum ol_err one_bundle(const struct scan *s, const char *where, const uint8_t *p,
+static enum ol_err one_bundle(const struct scan *parent, const char *where, const uint8_t *p,
 			      size_t len, struct ol_diag *d)
 {
+	struct scan inner = *parent, *s = &inner;
 	struct ol_buf inflated = { 0 };
 	struct ol_ccob_info info;
 	struct ol_bundle b;
 	char compression[32] = "";
+	uint64_t room;
 	enum ol_err rc = OL_OK;
 
 	if (ol_is_ccob(p, len)) {
+		/* (its size from its header, against the input's budget, before
+		 * anything is inflated) */
+		if (ol_ccob_header(p, len, &info, d)) {
+			ol_diag_prefix(d, "%s", where);
+			return d->code;
+		}
+		if (spend_inflation(s, where, info.uncompressed_size, d))
+			return d->code;
 		if (ol_ccob_decode(p, len, &inflated, &info, d)) {
 			ol_diag_prefix(d, "%s", where);
 			ol_buf_free(&inflated);
@@ -169,6 +223,9 @@ static enum ol_err one_bundle(const struct scan *s, const char *where, const uin
 		ol_buf_free(&inflated);
 		return d->code;
 	}
+	/* (the containers in its entries take at most its bytes) */
+	room = len;
+	inner.room = &room;
 	for (size_t i = 0; i < b.n && !rc; i++)
 		rc = bundle_entry(s, where, &b.entries[i], compression[0] ? compression : NULL,
 				  compression[0] ? (size_t)info.compressed_size : (size_t)b.entries[i].size,
@@ -237,11 +294,19 @@ static enum ol_err nested(const struct scan *parent, const char *path, const uin
 }
 
 enum ol_err ol_scan_nested(const char *file, const char *member, const char *path, bool linked,
-			   const uint8_t *p, size_t len, ol_contained_cb cb, void *ctx, bool *found,
+			   const uint8_t *p, size_t len, struct ol_scan_budget *budget,
+			   uint64_t *room, ol_contained_cb cb, void *ctx, bool *found,
 			   struct ol_diag *d)
 {
-	struct scan s = { file, member, linked, cb, ctx, 0 };
+	struct ol_scan_budget own;
+	struct scan s = { file, member, linked, cb, ctx, 0, budget, room };
 
+	if (!budget) {
+		ol_scan_budget_init(&own, len);
+		s.budget = &own;
+	}
+	if (take_room(room, path, len, d))
+		return d->code;
 	return nested(&s, path, p, len, found, d);
 }
 
@@ -268,6 +333,12 @@ static enum ol_err on_section(void *ctx, const struct ol_elf_section *sec, struc
 	s.linked = (sec->shdr.sh_flags & SHF_ALLOC) != 0 && strcmp(sec->name, "__nv_relfatbin");
 	if (asprintf(&where, "section %s", sec->name) < 0)
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	/* (sections may share their bytes too: the file's room; an old
+	 * bundle's section is an entry, counted as one) */
+	if ((fatbin || bundle) && take_room(s.room, where, sec->size, d)) {
+		free(where);
+		return d->code;
+	}
 	if (fatbin)
 		rc = fatbins(&s, where, sec->data, sec->size, d);
 	else if (bundle)
@@ -293,19 +364,29 @@ static enum ol_err on_member(void *ctx, const struct ol_ar_member *m, struct ol_
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	/* (archives in archives are not read, as the linkers do not) */
 	rc = ol_is_elf(m->data, m->size) || ol_is_raw_container(m->data, m->size)
-		? ol_scan_containers(s->file, name, m->data, m->size, s->cb, s->ctx, d) : OL_OK;
+		? ol_scan_containers(s->file, name, m->data, m->size, s->budget, s->cb, s->ctx, d)
+		: OL_OK;
 	free(name);
 	return rc;
 }
 
 enum ol_err ol_scan_containers(const char *file, const char *member, uint8_t *p, size_t len,
-			       ol_contained_cb cb, void *ctx, struct ol_diag *d)
+			       struct ol_scan_budget *budget, ol_contained_cb cb, void *ctx,
+			       struct ol_diag *d)
 {
-	struct scan s = { file, member, false, cb, ctx, 0 };
+	struct ol_scan_budget own;
+	struct scan s = { file, member, false, cb, ctx, 0, budget, NULL };
 	enum ol_err rc;
 
+	if (!budget) {
+		ol_scan_budget_init(&own, len);
+		s.budget = &own;
+	}
 	if (ol_is_elf(p, len)) {
+		uint64_t room = len;
 		struct ol_elf e;
+
+		s.room = &room;
 
 		if (ol_elf_open(&e, p, len, d))
 			goto located;

@@ -71,6 +71,9 @@ enum ol_err ol_elf_nvcc_module(struct ol_elf *e, struct ol_nvcc_module *m, bool 
 
 /* ---- the offload binary ---- */
 
+/* The largest SM an entry may name (sm_120 is today's newest). */
+#define SM_MAX 10000
+
 struct piece {
 	const uint8_t *data;  /* in the object, or NULL: in the buffer at off */
 	size_t off, len;
@@ -90,7 +93,7 @@ static enum ol_err take_entry(const struct ol_fatbin_entry *e, struct ol_buf *bu
 				  "a %s entry for sm_%u: offlink links nvcc's cubins and PTX "
 				  "(nvcc -dlto's LTO IR is for nvlink's own LTO)",
 				  ol_fatbin_kind_name(e->kind, kind, sizeof(kind)), e->arch);
-	if (e->arch == 0 || e->arch > 10000)
+	if (e->arch == 0 || e->arch > SM_MAX)
 		return ol_diag_at(d, OL_E_BAD_FIELD, e->offset + 28, "arch", "sm_%u", e->arch);
 	if (ol_fatbin_entry_code(e, buf, &code, &len, d))
 		return d->code;
@@ -138,17 +141,20 @@ enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 	if (rc)
 		goto out;
 	/* PTX where the module has a cubin of the same SM is what nvcc keeps
-	 * for newer GPUs (the driver's JIT); the link takes the cubin */
+	 * for newer GPUs (the driver's JIT); the link takes the cubin.  The
+	 * SMs with a cubin are marked once (take_entry bounds an SM by
+	 * SM_MAX), so this is linear in the entries, however many a file
+	 * declares. */
+	uint8_t has_cubin[SM_MAX / 8 + 1] = { 0 };
 	size_t kept = 0;
 
-	for (size_t i = 0; i < np; i++) {
-		bool cubin = false;
-
-		for (size_t j = 0; pcs[i].image_kind == OB_IMG_PTX && j < np; j++)
-			cubin |= pcs[j].image_kind == OB_IMG_CUBIN && pcs[j].sm == pcs[i].sm;
-		if (!cubin)
+	for (size_t i = 0; i < np; i++)
+		if (pcs[i].image_kind == OB_IMG_CUBIN)
+			has_cubin[pcs[i].sm / 8] |= (uint8_t)(1u << pcs[i].sm % 8);
+	for (size_t i = 0; i < np; i++)
+		if (pcs[i].image_kind != OB_IMG_PTX ||
+		    !(has_cubin[pcs[i].sm / 8] & (1u << pcs[i].sm % 8)))
 			pcs[kept++] = pcs[i];
-	}
 	np = kept;
 	/* the strings, after the code in the same buffer */
 	strings_at = buf.len;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "extract/archive_reader.h"
+#include "extract/containers.h"
 #include "extract/elf_file.h"
 
 enum ol_input_kind ol_input_kind_of(const uint8_t *p, size_t len)
@@ -163,7 +164,8 @@ enum ol_err ol_scan_offload(const char *file, const char *member, uint8_t *p,
 	case OL_INPUT_OTHER:
 		break;
 	}
-	if (!(flags & OL_SCAN_STRICT))
+	if (!(flags & OL_SCAN_STRICT) ||
+	    ((flags & OL_SCAN_CONTAINERS) && ol_is_raw_container(p, len)))
 		return OL_OK;
 	ol_diag_set(d, OL_E_UNRECOGNIZED, NULL, NULL);
 	ol_diag_locate(d, file, member, 0);

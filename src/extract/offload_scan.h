@@ -42,6 +42,11 @@ enum {
 	/* Anything that is not ELF, an archive or an offload binary is an
 	 * error (offlink-binary); otherwise it is skipped (the wrapper). */
 	OL_SCAN_STRICT = 1,
+	/* With OL_SCAN_STRICT: a raw fat binary, bundle or compressed bundle
+	 * -- a file, an archive member: bundled bitcode, a device archive's
+	 * members -- is no error either; extract/containers.h reads it
+	 * (offlink-binary --list, --extract). */
+	OL_SCAN_CONTAINERS = 2,
 };
 
 /* Scan p[0..len) of file (member: the archive member it is, or NULL).

@@ -34,6 +34,20 @@ static size_t header_size(unsigned version)
 	return version == 1 ? 20 : version == 2 ? 24 : 32;
 }
 
+/* The uncompressed size the header declares, against what its compressed
+ * bytes may inflate to (format/compress.h): refused before anything is
+ * inflated. */
+static enum ol_err check_ratio(const struct ol_ccob_info *info, struct ol_diag *d)
+{
+	if (info->uncompressed_size <= ol_inflate_max(info->compressed_size))
+		return OL_OK;
+	return ol_diag_at(d, OL_E_BAD_FIELD, info->version == 3 ? 16 : info->version == 2 ? 12 : 8,
+			  "UncompressedSize", "%llu bytes from %llu compressed: more than %u times "
+			  "as much, plus %u bytes", (unsigned long long)info->uncompressed_size,
+			  (unsigned long long)info->compressed_size, OL_INFLATE_RATIO,
+			  OL_INFLATE_SLACK);
+}
+
 /* exact: the bundle is all of p[0..len) (decoding); else it begins
  * there and may be followed by more (its extent). */
 static enum ol_err read_header(const uint8_t *p, size_t len, bool exact,
@@ -75,8 +89,19 @@ static enum ol_err read_header(const uint8_t *p, size_t len, bool exact,
 		return ol_diag_at(d, OL_E_BAD_FIELD, 8, "TotalFileSize",
 				  "declares %llu bytes, the bundle has %zu",
 				  (unsigned long long)info->total_size, len);
-	info->compressed_size = len - hs;
-	return OL_OK;
+	info->compressed_size = (info->version >= 2 ? (size_t)info->total_size : len) - hs;
+	/* (version 1 says no size: all of len while its extent is looked
+	 * for, checked again on the stream's own length) */
+	return check_ratio(info, d);
+}
+
+enum ol_err ol_ccob_header(const uint8_t *p, size_t len, struct ol_ccob_info *info,
+			   struct ol_diag *d)
+{
+	memset(info, 0, sizeof(*info));
+	if (!ol_is_ccob(p, len))
+		return ol_diag_at(d, OL_E_BAD_MAGIC, 0, "Magic", "not a compressed bundle");
+	return read_header(p, len, true, info, d);
 }
 
 enum ol_err ol_ccob_decode(const uint8_t *p, size_t len, struct ol_buf *out,
@@ -129,7 +154,8 @@ enum ol_err ol_ccob_extent(const uint8_t *p, size_t len, uint64_t *extent, struc
 		return d->code;
 	}
 	*extent = hs + used;
-	return OL_OK;
+	info.compressed_size = used;
+	return check_ratio(&info, d);
 }
 
 enum ol_err ol_ccob_encode(const uint8_t *p, size_t len, unsigned version,

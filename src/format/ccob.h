@@ -41,7 +41,16 @@ bool ol_is_ccob(const uint8_t *p, size_t len);
  * (version 1, which does not say). */
 enum ol_err ol_ccob_extent(const uint8_t *p, size_t len, uint64_t *extent, struct ol_diag *d);
 
-/* Decompress into out; the stored hash must match the recomputed one. */
+/* The header of the compressed bundle that is all of p[0..len), checked
+ * as ol_ccob_decode checks it (sizes; no more declared than its
+ * compressed bytes may inflate to, format/compress.h), nothing inflated:
+ * what decoding it would take. */
+enum ol_err ol_ccob_header(const uint8_t *p, size_t len, struct ol_ccob_info *info,
+			   struct ol_diag *d);
+
+/* Decompress into out; the stored hash must match the recomputed one.
+ * A header declaring more than its compressed bytes may inflate to is an
+ * error before anything is inflated. */
 enum ol_err ol_ccob_decode(const uint8_t *p, size_t len, struct ol_buf *out,
 			   struct ol_ccob_info *info, struct ol_diag *d);
 

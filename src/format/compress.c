@@ -5,6 +5,12 @@
 #include <zlib.h>
 #include <zstd.h>
 
+uint64_t ol_inflate_max(uint64_t stored)
+{
+	return stored > (UINT64_MAX - OL_INFLATE_SLACK) / OL_INFLATE_RATIO
+		       ? UINT64_MAX : stored * OL_INFLATE_RATIO + OL_INFLATE_SLACK;
+}
+
 enum ol_compression ol_compression_sniff(const uint8_t *p, size_t len)
 {
 	if (len >= 4 && p[0] == 0x28 && p[1] == 0xb5 && p[2] == 0x2f &&

@@ -33,6 +33,17 @@ enum ol_err ol_compress(enum ol_compression m, int level, int ldm,
 			const uint8_t *src, size_t len, struct ol_buf *out,
 			struct ol_diag *d);
 
+/* The most a compressed stream of `stored` bytes may inflate to:
+ * OL_INFLATE_RATIO times as much, plus OL_INFLATE_SLACK.  Real device
+ * code compresses a few times over, padding a few dozen; zstd can reach
+ * some 32,000:1 (a 16 KiB stream of 512 MiB), so a header that declares
+ * more is refused before anything is inflated (docs/security.md,
+ * "Limits"): NVIDIA fat binary entries, compressed bundles, compressed
+ * offload binaries. */
+#define OL_INFLATE_RATIO 2048u
+#define OL_INFLATE_SLACK 65536u
+uint64_t ol_inflate_max(uint64_t stored);
+
 /* Decompress all of src, which must produce exactly expect bytes (appended
  * to out).  Output is grown as data arrives, so a lying expect cannot make
  * us allocate more than the stream really holds.  Bytes after the end of

@@ -62,10 +62,11 @@ static enum ol_err decode_entry(const uint8_t *p, size_t at, size_t end,
 					  (unsigned long long)payload);
 		/* (a bound on what is allocated for it: real code compresses
 		 * a few times over, not thousands) */
-		if (e->size == 0 || e->size > (uint64_t)stored32 * 2048 + 65536)
+		if (e->size == 0 || e->size > ol_inflate_max(stored32))
 			return ol_diag_at(d, OL_E_BAD_FIELD, at + 56, "uncompressed size",
-					  "%llu bytes from %u compressed", (unsigned long long)e->size,
-					  stored32);
+					  "%llu bytes from %u compressed: more than %u times as "
+					  "much, plus %u bytes", (unsigned long long)e->size, stored32,
+					  OL_INFLATE_RATIO, OL_INFLATE_SLACK);
 		e->stored = stored32;
 	} else {
 		e->stored = (size_t)payload;

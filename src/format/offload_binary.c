@@ -284,6 +284,11 @@ static enum ol_err inflate_body(const struct view *v, const struct header *h,
 		return ol_diag_at(v->d, OL_E_BAD_FIELD, 32, "InflatedSize",
 				  "%llu is smaller than the 40-byte header",
 				  (unsigned long long)h->inflated);
+	if (h->inflated - OB_HEADER_SIZE_V3 > ol_inflate_max(blen))
+		return ol_diag_at(v->d, OL_E_BAD_FIELD, 32, "InflatedSize",
+				  "%llu bytes from %zu compressed: more than %u times as much, "
+				  "plus %u bytes", (unsigned long long)h->inflated, blen,
+				  OL_INFLATE_RATIO, OL_INFLATE_SLACK);
 	out->compression = ol_compression_sniff(body, blen);
 	if (ol_buf_append(&ub, v->p, OB_HEADER_SIZE_V3))
 		return ol_diag_set(v->d, OL_E_NOMEM, NULL, NULL);

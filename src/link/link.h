@@ -151,7 +151,7 @@ struct ol_group {
 				      * or NULL: the link writes image_path */
 	struct ol_cmd *steps;        /* the commands that link it */
 	struct ol_step_sched *sched; /* how each of them waits, beside steps[] */
-	size_t nsteps;
+	size_t nsteps, capsteps, capsched;
 	struct ol_thin *thin;        /* a ThinLTO link's modules (devlink/thinlto.h), or NULL */
 	bool relinked;               /* scratch: dropped as redundant while grouping */
 	const struct ol_backend *backend; /* whose plan it is (devlink/backend.h) */

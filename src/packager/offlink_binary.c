@@ -64,6 +64,7 @@ struct found_image {
 	struct ol_origin origin; /* strings live in the arena */
 	const char *input;       /* the input path as given */
 	const struct ol_map *map; /* the input's mapping (the image may lie in it) */
+	size_t bin;              /* the offload binary it is in (collection.bins) */
 };
 
 struct collection {
@@ -76,6 +77,7 @@ struct collection {
 	size_t nmaps;
 	struct ol_ar_keep thin;  /* member files of thin archives */
 	const char *input;
+	struct ol_scan_budget budget; /* the input's (extract/containers.h) */
 	bool containers;         /* also the images of other containers (--list, --extract) */
 	/* (listed in input order: an input's offload binaries, then its
 	 * other containers' images) */
@@ -85,6 +87,10 @@ struct collection {
 	size_t nrows, caprows;
 	const char *extract_dir; /* --extract: write each image there */
 	size_t extracted;
+	/* Files written so far: known to the cleanup registry until every
+	 * one is written, so that a failure (or a signal) removes them all --
+	 * a failed extraction leaves nothing -- and printed only then. */
+	struct ol_strvec written;
 };
 
 static const char usage_text[] =
@@ -351,6 +357,7 @@ static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 		c->imgs = f;
 		f = &c->imgs[c->nimgs++];
 		f->entry = &kept->entries[i];
+		f->bin = c->nbins - 1;
 		f->input = c->input;
 		f->map = &c->maps[c->nmaps - 1];
 		f->origin = *o;
@@ -402,18 +409,24 @@ static enum ol_err on_contained(void *ctx, const struct ol_contained *x, struct 
 }
 
 /* The images inside an offload binary's images (a fatbinary, a SPIR-V
- * container), after its own rows. */
+ * container), after its own rows.  One binary's images take at most its
+ * bytes (images may share theirs: each would be read, listed and written
+ * again). */
 static enum ol_err nested_in_binaries(struct collection *c, size_t from, struct ol_diag *d)
 {
+	uint64_t room = 0;
+
 	for (size_t i = from; i < c->nimgs; i++) {
 		const struct found_image *f = &c->imgs[i];
 		const char *path = ol_arena_printf(&c->arena, "%s > offload binary image %zu",
 						   f->origin.section ? f->origin.section : "file", i - from);
 		bool found;
 
+		if (i == from || f->bin != c->imgs[i - 1].bin)
+			room = c->bins[f->bin].nbytes;
 		if (!path || ol_scan_nested(f->origin.file, f->origin.member, path, f->origin.final,
-					    f->entry->image, (size_t)f->entry->image_size, on_contained,
-					    c, &found, d)) {
+					    f->entry->image, (size_t)f->entry->image_size, &c->budget,
+					    &room, on_contained, c, &found, d)) {
 			ol_diag_locate(d, f->origin.file, f->origin.member, 0);
 			return d->code ? d->code : OL_E_NOMEM;
 		}
@@ -433,6 +446,7 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 		c->input = inputs->v[i];
 		if (ol_map_file_fd(inputs->v[i], m, d))
 			return d->code;
+		ol_scan_budget_init(&c->budget, m->len);
 		if (m->len == 0) {
 			ol_diag_set(d, OL_E_UNRECOGNIZED, NULL, "the file is empty");
 			ol_diag_locate(d, inputs->v[i], NULL, 0);
@@ -440,11 +454,11 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 		}
 		size_t first = c->nimgs;
 
-		/* (a raw bundle or fat binary is no offload binary: only the
-		 * listing and --extract read it) */
-		if (!(c->containers && ol_is_raw_container(m->data, m->len)) &&
-		    ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
-				    OL_SCAN_STRICT, on_binary, c, &c->thin, d))
+		/* (a raw bundle or fat binary, the file or an archive member, is
+		 * no offload binary: only the listing and --extract read it) */
+		if (ol_scan_offload(inputs->v[i], NULL, m->data, m->len,
+				    OL_SCAN_STRICT | (c->containers ? OL_SCAN_CONTAINERS : 0),
+				    on_binary, c, &c->thin, d))
 			return d->code;
 		if (!c->containers)
 			continue;
@@ -453,7 +467,8 @@ static enum ol_err collect(struct collection *c, const struct ol_strvec *inputs,
 				return d->code;
 		if (nested_in_binaries(c, first, d) ||
 		    (!ob_is_offload_binary(m->data, m->len) &&
-		     ol_scan_containers(inputs->v[i], NULL, m->data, m->len, on_contained, c, d)))
+		     ol_scan_containers(inputs->v[i], NULL, m->data, m->len, &c->budget, on_contained,
+					c, d)))
 			return d->code;
 	}
 	return OL_OK;
@@ -466,6 +481,7 @@ static void collection_free(struct collection *c)
 	for (size_t i = 0; i < c->nmaps; i++)
 		ol_unmap(&c->maps[i]);
 	ol_ar_keep_free(&c->thin);
+	ol_strvec_free(&c->written);
 	free(c->bins);
 	free(c->imgs);
 	free(c->maps);
@@ -754,12 +770,34 @@ static char *generated_name(struct ol_arena *a, const struct found_image *f,
 	return name;
 }
 
+/* path, just written, is removed if the run fails after all. */
+static enum ol_err keep_until_done(struct collection *c, const char *path, struct ol_diag *d)
+{
+	if (!ol_strvec_push(&c->written, path) && !ol_cleanup_add_file(path))
+		return OL_OK;
+	unlink(path);
+	return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+}
+
+/* Every file written is the run's: no longer removed at exit; their
+ * names printed when print. */
+static void done_writing(struct collection *c, bool print)
+{
+	for (size_t i = 0; i < c->written.n; i++) {
+		ol_cleanup_forget(c->written.v[i]);
+		if (print)
+			printf("%s\n", c->written.v[i]);
+	}
+}
+
 /* The image straight from the input file (os/outfile.c), or from memory
  * when it was decompressed or lies in another file. */
-static enum ol_err write_image(const char *path, const struct found_image *f,
-			       struct ol_diag *d)
+static enum ol_err write_image(struct collection *c, const char *path,
+			       const struct found_image *f, struct ol_diag *d)
 {
-	return ol_write_from_map(path, f->map, f->entry->image, (size_t)f->entry->image_size, d);
+	if (ol_write_from_map(path, f->map, f->entry->image, (size_t)f->entry->image_size, d))
+		return d->code;
+	return keep_until_done(c, path, d);
 }
 
 static int extract_spec(struct collection *c, const struct image_spec *s)
@@ -784,7 +822,7 @@ static int extract_spec(struct collection *c, const struct image_spec *s)
 			ol_diag_set(&d, OL_E_NOMEM, NULL, NULL);
 			return report(&d);
 		}
-		if (write_image(name, f, &d))
+		if (write_image(c, name, f, &d))
 			return report(&d);
 	}
 	if (!s->files.n || !last)
@@ -792,7 +830,7 @@ static int extract_spec(struct collection *c, const struct image_spec *s)
 	if (matches > 1)
 		ol_message(tool, "warning", "Multiple inputs match to a single file, '%s'",
 			   s->files.v[0]);
-	if (write_image(s->files.v[0], last, &d))
+	if (write_image(c, s->files.v[0], last, &d))
 		return report(&d);
 	return EXIT_OK;
 }
@@ -872,9 +910,8 @@ static enum ol_err extract_one(struct collection *c, const char *file, const cha
 		ol_buf_free(&b);
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	}
-	rc = ol_write_file_atomic((char *)b.data, data, size, d);
-	if (!rc)
-		printf("%s\n", (char *)b.data);
+	if (!(rc = ol_write_file_atomic((char *)b.data, data, size, d)))
+		rc = keep_until_done(c, (char *)b.data, d);
 	ol_buf_free(&b);
 	return rc;
 }
@@ -888,7 +925,8 @@ static enum ol_err extract_contained(struct collection *c, const struct ol_conta
 
 /* Every image of every input, whatever the container: an offload binary's
  * images as they are (a container among them opened too), the others
- * decompressed; each file's name printed. */
+ * decompressed; each file's name printed once all are written (a
+ * failure removes every one). */
 static int run_extract_all(const struct options *o)
 {
 	struct collection c = { .containers = true, .extract_dir = o->extract_dir };
@@ -911,6 +949,8 @@ static int run_extract_all(const struct options *o)
 				rc = report(&d);
 		}
 	}
+	if (rc == EXIT_OK)
+		done_writing(&c, true);
 	if (fflush(stdout) != 0 && rc == EXIT_OK)
 		rc = EXIT_ERROR;
 	collection_free(&c);
@@ -942,6 +982,8 @@ static int run_extract(const struct options *o)
 		for (size_t k = 0; k < o->nspecs && rc == EXIT_OK; k++)
 			rc = extract_spec(&c, &o->specs[k]);
 	}
+	if (rc == EXIT_OK)
+		done_writing(&c, false);
 	collection_free(&c);
 	return rc;
 }

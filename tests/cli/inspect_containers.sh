@@ -17,7 +17,7 @@
 #     binary's image): each image's path of containers, outermost first;
 # and a damaged fat binary is an error naming the file and the field.
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
-need clang-19 clang-offload-bundler-19 clang-offload-bundler-22 clang-offload-packager-19 jq objcopy
+need clang-19 clang-offload-bundler-19 clang-offload-bundler-22 clang-offload-packager-19 jq objcopy iconv
 OB=$BIN/offlink-binary
 
 # rows FILE: the listing's rows as "kind producer triple arch size".
@@ -174,4 +174,20 @@ check "an image with control bytes in its triple and arch" "$OB" -o esc.bin \
 grep -qF 'x86_64\033[31m-unknown-linux' esc.list && grep -qF 'sm\007' esc.list ||
 	fail "--list esc.bin: $(cat esc.list)"
 echo "ok: control bytes in names are escaped in the listing"
+
+# Issue 39, item 6: --json is JSON (RFC 8259: UTF-8) whatever the bytes:
+# invalid UTF-8, DEL, C1 controls raw and UTF-8-encoded are escaped
+# (\u00XX of the byte or code point), well-formed UTF-8 is kept.
+check "an image with bytes >= 0x7f in its triple and arch" "$OB" -o high.bin \
+	--image=file=esc.img,triple=$'x86\xff\x7f\xc2\x9b\x9b2J\xc3\xa9-linux',arch=$'sm\xc3'
+"$OB" --list --json high.bin >high.json || fail "--list --json high.bin"
+iconv -f UTF-8 -t UTF-8 high.json >/dev/null ||
+	fail "--json high.bin is not valid UTF-8: $(od -c high.json | head -8)"
+# (the only multibyte character kept is é, c3 a9: any byte 0x7f-0x9f is a
+# raw DEL or C1 control, alone or UTF-8-encoded)
+! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f\x80-\x9f]' high.json ||
+	fail "--json high.bin holds a raw control byte: $(od -c high.json | head -8)"
+jq -e '.[0].triple == "x86\u00ff\u007f\u009b\u009b2J\u00e9-linux" and .[0].arch == "sm\u00c3"' \
+	high.json >/dev/null || fail "--json high.bin: $(od -c high.json | head -8)"
+echo "ok: --json is valid UTF-8 JSON, controls and stray bytes escaped"
 echo "PASS: every container listed and extracted"

@@ -4,7 +4,9 @@
  * an object's CUDA/HIP entry tables and their relocations (managed
  * variables); nvcc's relocatable device code (its module ID and fat
  * binary, made an offload binary); and every other container
- * (extract/containers.h). */
+ * (extract/containers.h), checking that what they report is bounded by
+ * what the input holds (issue 39: entries that share their bytes, nested
+ * fan-out, compressed containers in compressed ones). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,10 +18,12 @@
 #include "extract/nvcc_rdc.h"
 #include "extract/offload_entries.h"
 #include "extract/offload_scan.h"
+#include "format/compress.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile uint64_t sink;
+static uint64_t reported; /* bytes of the images ol_scan_containers reported */
 
 static enum ol_err on_binary(void *ctx, const struct ol_origin *o,
 			     struct ob_binary *b, struct ol_diag *d)
@@ -57,6 +61,7 @@ static enum ol_err on_contained(void *ctx, const struct ol_contained *c, struct 
 	for (size_t i = 0; i < c->size; i += 97)
 		sink += c->data[i];
 	sink += strlen(c->path) + strlen(c->format);
+	reported += c->size;
 	return OL_OK;
 }
 
@@ -97,7 +102,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	ol_diag_clear(&d);
-	ol_scan_containers("fuzz", NULL, p, size, on_contained, NULL, &d);
+	reported = 0;
+	ol_scan_containers("fuzz", NULL, p, size, NULL, on_contained, NULL, &d);
+	/* Each level's entries take at most their container's bytes, and all
+	 * that is inflated at most 2048 times the input: what is reported
+	 * stays within some levels of both, however the entries nest. */
+	if (reported > 16 * ((uint64_t)size + ol_inflate_max(size)))
+		__builtin_trap();
 	free(p);
 	return 0;
 }

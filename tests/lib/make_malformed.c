@@ -226,7 +226,11 @@ static void versions_2_3(void)
 		put64(b + 24, 1);
 		put64(b + 32, (uint64_t)1 << 62);
 		memcpy(b + 40, z, zlen);
-		emit("v3_inflated_huge.bin", b, 40 + zlen, "declared");
+		/* (refused from the header: more than a stream may inflate to) */
+		emit("v3_inflated_huge.bin", b, 40 + zlen, "more than 2048 times as much");
+		/* a size it could hold, but does not */
+		put64(b + 32, 40 + sizeof(body) + 100);
+		emit("v3_inflated_short.bin", b, 40 + zlen, "declared");
 	}
 }
 

@@ -1,7 +1,12 @@
 /* make_many bundle N OUT [dup]: a binary offload bundle of N one-byte
  * entries with distinct IDs (with "dup", the last repeats the first), for
  * the checks that must stay linear in what an input declares (issue 9,
- * item 7: 160k entries took 90 s through a pairwise duplicate check). */
+ * item 7: 160k entries took 90 s through a pairwise duplicate check).
+ * make_many fatbin N OUT [SMS]: an NVIDIA fat binary of N PTX entries for
+ * sm_90 (with SMS, for sm_1 to sm_SMS in turn), nvcc's __nv_relfatbin as
+ * a hostile file would fill it (issue 39, item 4: each PTX entry was
+ * checked against every entry for a cubin; and every SM is a device
+ * link). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +24,42 @@ static int id_of(char *out, size_t len, size_t i)
 	return snprintf(out, len, "openmp-x86_64-unknown-linux-gnu-cpu%zu", i);
 }
 
+static void le32(FILE *f, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		fputc((int)(v >> (8 * i)) & 0xff, f);
+}
+
+/* The fat binary header (magic, version 1, header size 16, the entries'
+ * size), then per entry a 64-byte header (kind 1: PTX; header size;
+ * payload size; arch at 28) and its payload, PTX text. */
+static int fatbin(size_t n, unsigned sms, const char *out)
+{
+	static const char ptx[] = ".version 8.0\n.target sm_90\n";
+	size_t payload = sizeof(ptx) - 1;
+	FILE *f = fopen(out, "wb");
+
+	if (!f)
+		return 1;
+	le32(f, 0xba55ed50u);
+	fputc(1, f), fputc(0, f), fputc(16, f), fputc(0, f);
+	le64(f, (uint64_t)n * (64 + payload));
+	for (size_t i = 0; i < n; i++) {
+		fputc(1, f), fputc(0, f), fputc(1, f), fputc(1, f); /* kind 1, a version */
+		le32(f, 64);
+		le64(f, payload);
+		le32(f, 0), le32(f, 0);         /* compressed size, unused */
+		le32(f, 0x00080001u);           /* PTX ISA version */
+		le32(f, sms ? 1 + (unsigned)(i % sms) : 90); /* arch */
+		le32(f, 0), le32(f, 0);         /* no object name */
+		le64(f, 0x11);                  /* flags: 64-bit, host Linux */
+		le64(f, 0);
+		le64(f, 0);                     /* uncompressed size: not compressed */
+		fwrite(ptx, 1, payload, f);
+	}
+	return fclose(f) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n, header = 24 + 8, data;
@@ -26,8 +67,11 @@ int main(int argc, char **argv)
 	bool dup;
 	FILE *f;
 
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "fatbin") == 0)
+		return fatbin(strtoul(argv[2], NULL, 10),
+			      argc == 5 ? (unsigned)strtoul(argv[4], NULL, 10) : 0, argv[3]);
 	if (argc < 4 || strcmp(argv[1], "bundle") != 0) {
-		fprintf(stderr, "usage: make_many bundle N OUT [dup]\n");
+		fprintf(stderr, "usage: make_many bundle N OUT [dup] | make_many fatbin N OUT [SMS]\n");
 		return 2;
 	}
 	n = strtoul(argv[2], NULL, 10);

@@ -703,6 +703,54 @@ static void script_keys_environment(void **state)
 	assert_false(ol_env_ignored("SSH"));
 }
 
+/* An executable script at name: "#!/bin/sh", then body (dir for %s). */
+static void put_script(const char *name, const char *body)
+{
+	FILE *fp;
+
+	assert_non_null(fp = fopen(name, "w"));
+	fprintf(fp, "#!/bin/sh\n");
+	fprintf(fp, body, dir, dir);
+	fclose(fp);
+	assert_int_equal(chmod(name, 0755), 0);
+}
+
+/* Issue 39, item 5: a script naming itself, or two naming each other,
+ * are keyed, each once -- not refused as scripts more than 4 deep -- and
+ * still by content; a chain of distinct scripts deeper than 4 is. */
+static void scripts_naming_each_other(void **state)
+{
+	uint8_t a[OL_DIGEST_SIZE], b[OL_DIGEST_SIZE];
+	struct ol_key k = { 0 };
+	char name[16], body[64];
+	bool opaque;
+
+	(void)state;
+	put_script("self", "# installed as %s/self\nexec /bin/true \"$@\"\n");
+	program_key("self", a, &opaque);
+	put_script("self", "# installed as %s/self\nexec /bin/false \"$@\"\n");
+	program_key("self", b, &opaque);
+	assert_memory_not_equal(a, b, OL_DIGEST_SIZE);
+	put_script("ping", "exec %s/pong \"$@\"\n");
+	put_script("pong", "# run by %s/ping\nexec /bin/true\n");
+	program_key("ping", a, &opaque);
+	put_script("pong", "# run by %s/ping\nexec /bin/false\n");
+	program_key("ping", b, &opaque);
+	assert_memory_not_equal(a, b, OL_DIGEST_SIZE);
+	/* s0 runs s1 ... runs s6: six deep */
+	for (int i = 0; i < 7; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		snprintf(body, sizeof(body), i < 6 ? "exec %%s/s%d\n" : "exec /bin/true\n", i + 1);
+		put_script(name, body);
+	}
+	forget_files();
+	k.files = &files;
+	ol_key_init(&k, "test");
+	ol_key_program(&k, "program", "s0");
+	assert_string_equal(k.uncacheable, "scripts that run scripts more than 4 deep");
+	ol_key_free(&k);
+}
+
 /* The names in dir, not counting . and .. */
 static int count_entries(const char *path)
 {
@@ -865,6 +913,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(memo_written_at_flush, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(counts_written_at_flush, setup_dir, teardown_dir),
 		cmocka_unit_test_setup_teardown(script_keys_environment, setup_dir, teardown_dir),
+		cmocka_unit_test_setup_teardown(scripts_naming_each_other, setup_dir, teardown_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 #include "common/env.h"
 #include "common/error.h"
 #include "common/grow.h"
+#include "common/json.h"
 #include "common/response_file.h"
 #include "common/strvec.h"
 
@@ -268,6 +269,62 @@ static void env_values_parse_strictly(void **state)
 	assert_true(ol_parse_uint("5", 0, 5, &n));
 }
 
+/* ol_json_string(s) as a string (malloc'd). */
+static char *json_of(const char *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	ol_json_string(f, s);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* Issue 39, item 6: every byte value alone, and the UTF-8 forms that
+ * matter, give JSON that is valid UTF-8 with every control escaped. */
+static void json_is_utf8_with_controls_escaped(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "plain", "\"plain\"" },
+		{ "q\"b\\", "\"q\\\"b\\\\\"" },
+		{ "a\nb\tc\x1b[31m", "\"a\\nb\\tc\\u001b[31m\"" },
+		{ "del\x7f", "\"del\\u007f\"" },
+		{ "\xc3\xa9t\xc3\xa9", "\"\xc3\xa9t\xc3\xa9\"" },         /* é kept */
+		{ "\xf0\x9f\x98\x80", "\"\xf0\x9f\x98\x80\"" },           /* U+1F600 kept */
+		{ "\xc2\xa0", "\"\xc2\xa0\"" },                           /* U+00A0 kept */
+		{ "\xc2\x85", "\"\\u0085\"" },                            /* C1 as UTF-8 */
+		{ "\x9b" "2J", "\"\\u009b2J\"" },                          /* raw C1 CSI */
+		{ "\xff\xfe", "\"\\u00ff\\u00fe\"" },                     /* not UTF-8 */
+		{ "\xc3", "\"\\u00c3\"" },                                 /* cut short */
+		{ "\xc0\xaf", "\"\\u00c0\\u00af\"" },                     /* overlong '/' */
+		{ "\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"" },         /* a surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"" }, /* past U+10FFFF */
+	};
+	char one[2] = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = json_of(cases[i].in);
+
+		assert_string_equal(got, cases[i].out);
+		free(got);
+	}
+	/* Any single byte: plain ASCII out, printable, never raw. */
+	for (int b = 1; b < 256; b++) {
+		char *got;
+
+		one[0] = (char)b;
+		got = json_of(one);
+		for (const char *p = got; *p; p++)
+			assert_true((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f);
+		if (b >= 0x20 && b < 0x7f && b != '"' && b != '\\')
+			assert_int_equal(strlen(got), 3);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -282,6 +339,7 @@ int main(void)
 		cmocka_unit_test(arena_is_aligned_and_zeroed),
 		cmocka_unit_test(buf_appends),
 		cmocka_unit_test(grow_doubles_and_keeps_on_failure),
+		cmocka_unit_test(json_is_utf8_with_controls_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
