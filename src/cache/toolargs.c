@@ -44,6 +44,7 @@ static const struct tool_opt ptxas_opts[] = {
 	{ "--disable-warnings", TEXT, FLAG }, { "--allow-expensive-optimizations", TEXT, VALUE },
 	{ "-Werror", TEXT, FLAG }, { "--warn-on-spills", TEXT, FLAG },
 	{ "--extensible-whole-program", TEXT, FLAG }, { "-ewp", TEXT, FLAG },
+	{ "--split-compile", TEXT, VALUE }, { "-split-compile", TEXT, VALUE },
 	{ "-v", REFUSE, FLAG }, { "--verbose", REFUSE, FLAG },
 };
 
