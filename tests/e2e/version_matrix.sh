@@ -24,7 +24,7 @@ need ar gcc
 M=$OFFLINK_SRC/tests/e2e/matrix
 DEPS=$OFFLINK_SRC/deps
 releases=${MATRIX_RELEASES:-${OFFLINK_PART:-14 15 16 19 22}}
-cells=${MATRIX_CELLS:-one twotu globals ctor staticlib reloc lto nvptx nvptxlto cuda hip hipwhole}
+cells=${MATRIX_CELLS:-one twotu globals ctor staticlib reloc lto nvptx nvptxlto nvptxthin cuda hip hipwhole}
 unset LIBRARY_PATH   # (CUDA images set it; it would add -L to every link)
 
 passed=0
@@ -240,6 +240,12 @@ cell_nvptx() {
 # each release's NVPTX LTO (llvm-link and llc for 16).
 cell_nvptxlto() {
 	nvptx_cell nvptxlto -foffload-lto
+}
+
+# And with -foffload-lto=thin: each release's llvm-lto2, a backend (its
+# clang -cc1) and a ptxas per module (devlink/thinlto.c).
+cell_nvptxthin() {
+	nvptx_cell nvptxthin -foffload-lto=thin
 }
 
 nvptx_cell() {
