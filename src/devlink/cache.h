@@ -85,6 +85,10 @@ bool ol_dc_result_key(struct ol_link *l, const struct ol_group *g, char *const *
 		      size_t n, struct ol_buf *explain, uint8_t out[32], struct ol_key *keep);
 void ol_dc_say(struct ol_link *l, const struct ol_group *g, const char *what,
 	       const uint8_t *entry);
+/* Whether the file of record r is as it was from before the link's keys
+ * were begun: unchanged since first looked at, and last changed before
+ * the keys when it was first looked at after them. */
+bool ol_dc_held(const struct ol_link *l, size_t r);
 
 /* cache_probe.c */
 bool ol_dc_plan_probe(struct ol_link *l, struct ol_group *g);

@@ -282,3 +282,16 @@ void ol_dc_say(struct ol_link *l, const struct ol_group *g, const char *what,
 		   ol_group_label(l, g), what, hex, entry ? ", entry " : "", entry ? 64 : 0,
 		   entry ? ehex : "");
 }
+
+/* Whether the file of record r was the same from before the link's keys
+ * were begun until now: unchanged since it was first looked at, and, when
+ * that was only after the keys (r >= cache_nkeyed: a file the linkers
+ * read, or one the linker clang ran names, keyed at the store), last
+ * changed before they were begun. */
+bool ol_dc_held(const struct ol_link *l, size_t r)
+{
+	const struct ol_fdigest *f = &l->cache.files;
+
+	return ol_fdigest_unchanged(f, r) &&
+	       !(r >= l->cache_nkeyed && ol_fdigest_changed_since(f, r, l->cache_key_time));
+}

@@ -114,19 +114,6 @@ static bool read_files(struct ol_link *l, const struct ol_group *g, struct ol_st
 	return ok && !files->err && !absent->err;
 }
 
-/* Whether the file of record r was the same from before the link's keys
- * were begun until now: unchanged since it was first looked at, and, when
- * that was only after the keys (r >= cache_nkeyed: a file the linkers
- * read, or one the linker clang ran names, keyed at the store), last
- * changed before they were begun. */
-static bool held(const struct ol_link *l, size_t r)
-{
-	const struct ol_fdigest *f = &l->cache.files;
-
-	return ol_fdigest_unchanged(f, r) &&
-	       !(r >= l->cache_nkeyed && ol_fdigest_changed_since(f, r, l->cache_key_time));
-}
-
 /* Whether everything the stored entry will depend on was the same from
  * before its key was computed until after its link ended (held): the
  * files of the group's keys -- the second key's among them, computed at
@@ -140,7 +127,7 @@ static bool still_holds(struct ol_link *l, const struct ol_group *g, const struc
 	char q[256];
 
 	for (size_t i = 0; i < g->ncache_deps; i++)
-		if (!held(l, g->cache_deps[i])) {
+		if (!ol_dc_held(l, g->cache_deps[i])) {
 			*why = ol_arena_printf(&l->arena, "%s changed during the link",
 					       ol_key_quote(ol_fdigest_path(f, g->cache_deps[i]), q, sizeof(q)));
 			return false;
@@ -149,7 +136,7 @@ static bool still_holds(struct ol_link *l, const struct ol_group *g, const struc
 		size_t r = rk->deps[i];
 		const char *path = ol_fdigest_path(f, r);
 
-		if (!held(l, r)) {
+		if (!ol_dc_held(l, r)) {
 			*why = ol_arena_printf(&l->arena, "%s changed during the link",
 					       ol_key_quote(path, q, sizeof(q)));
 			return false;

@@ -199,11 +199,12 @@ enum ol_err ol_thin_cache_assembler(struct ol_link *l, struct ol_group *g, size_
 	return OL_OK;
 }
 
-/* Whether the files n's key was computed from are as they were then. */
+/* Whether the files n's key was computed from (its programs) were the
+ * same from before the link's keys were begun until now. */
 static bool unchanged(struct ol_link *l, const struct ol_thin_node *n)
 {
 	for (size_t i = 0; i < n->ndeps; i++)
-		if (!ol_fdigest_unchanged(&l->cache.files, n->deps[i]))
+		if (!ol_dc_held(l, n->deps[i]))
 			return false;
 	return true;
 }
