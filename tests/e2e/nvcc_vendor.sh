@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Issue 38: a vendor's nvcc library (three objects; -gencode for sm_80 and
+# sm_90 and compute_90 PTX; __constant__, __managed__, a template kernel)
+# in a clang program, as a CUDA user meets it, against nvcc's own link of
+# the same objects on the runtime stub.  One part per item:
+#   newer    PTX for a GPU the library has no cubin for: sm_80/sm_90 cubins
+#            and compute_90 PTX in an sm_100 program (clang 22); a
+#            PTX-only compute_80 library in an sm_90 program; a library with
+#            nothing for the program's SM is an error listing what it holds,
+#            PTX included.
+#   cdp      dynamic parallelism: an nvcc library whose kernels launch
+#            kernels links with no library named, registers what nvcc's
+#            link registers (CUDA's device runtime included), and the same
+#            when the user names -lcudadevrt on the device link.
+#   dlink    the user's own nvcc -dlink object on the line (CMake's
+#            cmake_device_link.o): its modules are not linked or registered
+#            again, each kernel registered once.
+#   openmp   an OpenMP target region (clang 19, sm_90) calls an nvcc
+#            __device__ function: linked and run on the stub; a combination
+#            that cannot work is an error saying why.
+#   stub     the stub reading nvcc's programs: a __managed__ int initialised
+#            to 7 reads 7, template kernels are in the image's kernel list,
+#            two copies of the stub log each record once, liboffstub.so in
+#            front of CUDA's own libcudart lets the program run.
+# ctest-parts: newer cdp dlink openmp stub
+# ctest-cost: 20
+. "$OFFLINK_SRC/tests/lib/testlib.sh"
+. "$OFFLINK_SRC/tests/lib/stub.sh"
+need_cuda nvcc nvlink fatbinary ptxas
+need g++ ar
+unset LIBRARY_PATH
+NVCC=$CUDA/bin/nvcc
+GENCODE=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+	 -gencode arch=compute_90,code=compute_90)
+CU=(-x cuda --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" -nocudainc -Wno-unknown-cuda-version
+    -Xclang -target-sdk-version=12.5 -I"$GPU_SRC")
+
+part() { [ "${OFFLINK_PART:-}" = "$1" ] || [ -z "${OFFLINK_PART:-}" ]; }
+
+# kernels LOG: the registered kernels; image_kernels LOG: "arch kernels..."
+# per image; entries LOG: every registered entry, "kind name size".
+kernels() { jq -r 'select(.images) | .entries[] | select(.kind == "kernel") | .name' "$1" | sort; }
+image_kernels() { jq -r 'select(.images) | .images[] | select(.kernels) | "\(.arch) \(.kernels | join(" "))"' "$1"; }
+entries() { jq -r 'select(.images) | .entries[] | "\(.kind) \(.name) \(.size)"' "$1" | sort; }
+# runs PROG LOG [ENV...]: run on the stub's libcudart; exit 0, "ran" printed.
+runs() {
+	local prog=$1 log=$2
+	shift 2
+	rm -f "$log"
+	env OFFSTUB_LOG="$log" LD_LIBRARY_PATH="$STUBDIR" "$@" "./$prog" >"$prog.out" 2>"$prog.err" ||
+		fail "$prog exited with $?: $(head -c 400 "$prog.err")"
+	contains "$prog.out" "ran"
+}
+# offlink_link CLANG OUT ARGS...: a link through offlink; no warning.
+offlink_link() {
+	local clang=$1 out=$2
+	shift 2
+	$clang --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" "$@" -L"$STUBDIR" -lcudart -B "$COMPAT" \
+		-o "$out" 2>"$out.link" || fail "$out: the link fails: $(grep -v '^offlink:  ' "$out.link" | tail -5)"
+	grep -q 'warning' "$out.link" && fail "$out: a warning: $(cat "$out.link")"
+	true
+}
+
+# The vendor's library: v1 a __constant__ table, a __managed__ counter, a
+# device function and a template kernel; v2 calls v1's device function;
+# v3 calls v2's.
+vendor_sources() {
+	cat >v1.cu <<'EOF'
+__constant__ float vendor_coef[4] = {1, 2, 3, 4};
+__managed__ int vendor_count = 7;
+__device__ float vendor_scale(float x) { return vendor_coef[1] * x; }
+template <typename T> __global__ void vendor_fill(T *p, T v) { p[threadIdx.x] = v + (T)vendor_count; }
+void vendor_fill_f(float *p) { vendor_fill<float><<<1, 4>>>(p, 1.0f); }
+void vendor_fill_i(int *p) { vendor_fill<int><<<1, 4>>>(p, 1); }
+int vendor_count_host() { return vendor_count; }
+EOF
+	cat >v2.cu <<'EOF'
+extern __device__ float vendor_scale(float x);
+__device__ float vendor_twice(float x) { return 2.0f * vendor_scale(x); }
+__global__ void vendor_kernel2(float *p) { p[0] = vendor_twice(p[0]); }
+void vendor_run2(float *p) { vendor_kernel2<<<1, 1>>>(p); }
+EOF
+	cat >v3.cu <<'EOF'
+extern __device__ float vendor_twice(float x);
+__device__ int vendor_table[16];
+__global__ void vendor_kernel3(float *p) { p[0] = vendor_twice(p[0]) + vendor_table[0]; }
+void vendor_run3(float *p) { vendor_kernel3<<<1, 1>>>(p); }
+EOF
+	cat >vmain.cpp <<'EOF'
+#include <cstdio>
+void vendor_fill_f(float *);
+void vendor_fill_i(int *);
+void vendor_run2(float *);
+void vendor_run3(float *);
+int vendor_count_host();
+int main() {
+  vendor_fill_f(0); vendor_fill_i(0); vendor_run2(0); vendor_run3(0);
+  std::printf("count=%d\nran\n", vendor_count_host());
+  return 0;
+}
+EOF
+}
+
+# vendor_library FLAGS...: v1.o v2.o v3.o and libvendor.a, nvcc -rdc with FLAGS.
+vendor_library() {
+	vendor_sources
+	for f in v1 v2 v3; do
+		check "nvcc $f.cu" "$NVCC" -rdc=true "$@" -c $f.cu -o $f.o
+	done
+	check "ar" ar rcs libvendor.a v1.o v2.o v3.o
+}
+
+if part stub; then
+	vendor_library "${GENCODE[@]}"
+	check "host main" g++ -c vmain.cpp -o vmain.o
+	# nvcc's own link and offlink's of the same objects
+	check "nvcc's link" "$NVCC" -rdc=true "${GENCODE[@]}" -cudart shared vmain.o v1.o v2.o v3.o -o bynvcc
+	check "offlink's link" clang++-19 --offload-link vmain.o v1.o v2.o v3.o -L"$STUBDIR" -lcudart \
+		-B "$COMPAT" -o byofflink
+	for prog in bynvcc byofflink; do
+		runs $prog $prog.log
+		contains $prog.out "count=7"
+		image_kernels $prog.log | sort >$prog.images
+		expect_text $prog.images <<'TXT'
+sm_80 _Z11vendor_fillIfEvPT_S0_ _Z11vendor_fillIiEvPT_S0_ _Z14vendor_kernel2Pf _Z14vendor_kernel3Pf
+sm_90 _Z11vendor_fillIfEvPT_S0_ _Z11vendor_fillIiEvPT_S0_ _Z14vendor_kernel2Pf _Z14vendor_kernel3Pf
+TXT
+	done
+	diff -u <(entries bynvcc.log) <(entries byofflink.log) || fail "offlink registers other entries than nvcc"
+	echo "ok: an nvcc __managed__ int reads 7 on the stub, template kernels are in the kernel lists"
+
+	# two copies of the stub: liboffstub.so preloaded, the program linked
+	# with the stub's libcudart; each record once
+	runs bynvcc twice.log LD_PRELOAD="$STUB"
+	contains bynvcc.out "count=7"
+	[ "$(jq -s 'map(select(.images)) | length' twice.log)" = 1 ] ||
+		fail "two copies of the stub: $(jq -s 'map(select(.images)) | length' twice.log) registrations logged"
+	[ "$(jq -s 'map(select(.launch)) | length' twice.log)" = 4 ] ||
+		fail "two copies of the stub: $(jq -s 'map(select(.launch)) | length' twice.log) launches logged"
+	echo "ok: two copies of the stub log each record once"
+
+	# liboffstub.so in front of CUDA's own libcudart (no GPU: its calls
+	# fail, and the program goes on)
+	if [ -e "$CUDA/lib64/libcudart.so" ]; then
+		cat >real.cu <<'EOF'
+#include <cstdio>
+template <typename T> __global__ void k(T *p) { *p = 1; }
+int main() { k<int><<<1, 1>>>(0); k<float><<<1, 1>>>(0); std::puts("ran"); return 0; }
+EOF
+		check "nvcc real.cu" "$NVCC" -arch=sm_90 -cudart shared real.cu -o real
+		rm -f real.log
+		OFFSTUB_LOG=real.log LD_PRELOAD="$STUB" LD_LIBRARY_PATH="$CUDA/lib64" ./real >real.out 2>real.err ||
+			fail "liboffstub.so before CUDA's libcudart: exit $?: $(head -c 300 real.err)"
+		contains real.out ran
+		[ "$(kernels real.log | tr '\n' ' ')" = "_Z1kIfEvPT_ _Z1kIiEvPT_ " ] ||
+			fail "liboffstub.so before CUDA's libcudart: $(kernels real.log)"
+		echo "ok: liboffstub.so in front of CUDA's libcudart, the program runs"
+	fi
+fi
+
+echo "PASS: ${OFFLINK_PART:-every part}"
