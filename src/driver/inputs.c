@@ -347,9 +347,13 @@ static enum ol_err scan_nvcc(struct section_ctx *c, struct ol_diag *d)
 		return d->code;
 	}
 	struct ol_origin o = { c->file, c->member, "__nv_relfatbin", m.fatbin_offset, false };
+	size_t first = c->scan->l->nimages;
 	enum ol_err rc = on_binary(c->scan, &o, &b, d);
 
 	ob_binary_free(&b);
+	for (size_t i = first; !rc && i < c->scan->l->nimages; i++)
+		c->scan->l->images[i].nvcc_module =
+			ob_entry_get(c->scan->l->images[i].entry, OL_NVCC_MODULE_KEY);
 	return rc;
 }
 

@@ -140,27 +140,31 @@ enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 	free(spans);
 	if (rc)
 		goto out;
-	/* PTX where the module has a cubin of the same SM is what nvcc keeps
-	 * for newer GPUs (the driver's JIT); the link takes the cubin.  The
-	 * SMs with a cubin are marked once (take_entry bounds an SM by
+	/* One PTX per virtual architecture (nvcc writes one; a second is the
+	 * same code again): marked once each (take_entry bounds an SM by
 	 * SM_MAX), so this is linear in the entries, however many a file
-	 * declares. */
-	uint8_t has_cubin[SM_MAX / 8 + 1] = { 0 };
+	 * declares.  PTX beside a cubin of the same SM stays: it is what a
+	 * newer GPU's link compiles (ol_nvcc_archs chooses). */
+	uint8_t has_ptx[SM_MAX / 8 + 1] = { 0 };
 	size_t kept = 0;
 
-	for (size_t i = 0; i < np; i++)
-		if (pcs[i].image_kind == OB_IMG_CUBIN)
-			has_cubin[pcs[i].sm / 8] |= (uint8_t)(1u << pcs[i].sm % 8);
-	for (size_t i = 0; i < np; i++)
-		if (pcs[i].image_kind != OB_IMG_PTX ||
-		    !(has_cubin[pcs[i].sm / 8] & (1u << pcs[i].sm % 8)))
-			pcs[kept++] = pcs[i];
+	for (size_t i = 0; i < np; i++) {
+		unsigned sm = pcs[i].sm;
+
+		if (pcs[i].image_kind == OB_IMG_PTX) {
+			if (has_ptx[sm / 8] & (1u << sm % 8))
+				continue;
+			has_ptx[sm / 8] |= (uint8_t)(1u << sm % 8);
+		}
+		pcs[kept++] = pcs[i];
+	}
 	np = kept;
 	/* the strings, after the code in the same buffer */
 	strings_at = buf.len;
 	for (size_t i = 0; i < np; i++)
-		rc |= ol_buf_printf(&buf, "triple%cnvptx64-nvidia-cuda%carch%csm_%u%c%s%c%s%c", 0, 0, 0,
-				    pcs[i].sm, 0, OL_NVCC_MODULE_KEY, 0, m->id, 0);
+		rc |= ol_buf_printf(&buf, "triple%cnvptx64-nvidia-cuda%carch%c%s_%u%c%s%c%s%c", 0, 0, 0,
+				    pcs[i].image_kind == OB_IMG_PTX ? "compute" : "sm", pcs[i].sm, 0,
+				    OL_NVCC_MODULE_KEY, 0, m->id, 0);
 	if (rc || !(b->entries = calloc(np ? np : 1, sizeof(*b->entries)))) {
 		rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 		goto out;

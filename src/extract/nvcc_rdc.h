@@ -54,10 +54,11 @@ enum ol_err ol_elf_nvcc_module(struct ol_elf *e, struct ol_nvcc_module *m, bool 
 			       struct ol_diag *d);
 
 /* The module's device code as an offload binary of kind CUDA: one entry
- * per cubin (OB_IMG_CUBIN) and PTX (OB_IMG_PTX) of its fat binary,
- * decompressed, with triple nvptx64-nvidia-cuda, arch sm_<N> and
- * OL_NVCC_MODULE_KEY = the ID; b owns everything.  LTO IR (-dlto) is an
- * error: nvcc's device LTO is nvlink's alone. */
+ * per cubin (OB_IMG_CUBIN, arch sm_<N>) and per virtual architecture's
+ * PTX (OB_IMG_PTX, arch compute_<N>) of its fat binary, decompressed,
+ * with triple nvptx64-nvidia-cuda and OL_NVCC_MODULE_KEY = the ID; b owns
+ * everything.  LTO IR (-dlto) is an error: nvcc's device LTO is nvlink's
+ * alone. */
 enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 			   struct ol_diag *d);
 

@@ -80,6 +80,8 @@ struct ol_input {
 	bool whole_archive; /* --whole-archive was on at its position */
 	int group;          /* index of its --start-group, or -1 */
 	bool loaded;        /* objects: always; archives: n/a */
+	bool implicit;      /* added by offlink, not named by the user: a
+			     * device runtime the device code needs */
 	struct ol_member *members;
 	size_t nmembers;
 	struct ol_ar_keep thin;     /* a thin archive's member files, mapped */
@@ -101,6 +103,14 @@ struct ol_image {
 	int symbols_state;      /* 0 unread, 1 read, -1 unknown */
 	unsigned producer;      /* the LLVM release of its object's clang, or 0 */
 	struct ol_strvec defined, undefined; /* its global device symbols */
+	/* nvcc's relocatable code (extract/nvcc_rdc.h): its module's ID, or
+	 * NULL; and the SMs of the links it goes into, which ol_nvcc_archs
+	 * decides in place of its arch: the program's CUDA links (a cubin's
+	 * own SM; each SM a PTX image is compiled for) and the OpenMP NVPTX
+	 * links whose code calls into it */
+	const char *nvcc_module;
+	const char **nvcc_cuda, **nvcc_openmp;
+	size_t nnvcc_cuda, nnvcc_openmp;
 };
 
 /* A managed variable of an LLVM 19 entry table: its initial value and the

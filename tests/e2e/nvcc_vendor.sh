@@ -110,6 +110,75 @@ vendor_library() {
 	check "ar" ar rcs libvendor.a v1.o v2.o v3.o
 }
 
+# The clang program: a kernel calling the vendor's device function, and
+# the vendor's host entry points.
+app_source() {
+	cat >app.cu <<'EOF'
+#include "cuda_decls.h"
+extern __device__ float vendor_twice(float x);
+__global__ void app_kernel(float *p) { p[0] = vendor_twice(p[0]); }
+void vendor_fill_f(float *p);
+void vendor_run3(float *p);
+int vendor_count_host();
+int main() {
+  app_kernel<<<1, 1>>>(0);
+  vendor_fill_f(0);
+  vendor_run3(0);
+  printf("count=%d\nran\n", vendor_count_host());
+  return 0;
+}
+EOF
+}
+APP_KERNEL=_Z10app_kernelPf
+
+if part newer; then
+	vendor_library "${GENCODE[@]}"
+	app_source
+	check "host main" g++ -c vmain.cpp -o vmain.o
+	# sm_80/sm_90 cubins and compute_90 PTX in an sm_100 program: the PTX
+	# through ptxas for sm_100, as nvcc's link does
+	if command -v clang++-22 >/dev/null; then
+		check "clang 22 sm_100" clang++-22 "${CU[@]}" --offload-arch=sm_100 -c app.cu -o app100.o
+		offlink_link clang++-22 app100 app100.o -L. -lvendor -Wl,--wrapper-verbose
+		grep -q -- "ptx  *[0-9]*  ./libvendor.a(v1.o) \[compute_90\]" app100.link &&
+			grep -q -- "ptxas .*--gpu-name sm_100 " app100.link ||
+			fail "sm_100: the compute_90 PTX is not compiled for sm_100: $(grep -e ptxas -e ptx app100.link)"
+		runs app100 app100.log
+		contains app100.out "count=7"
+		check "nvcc's sm_100 link" "$NVCC" -rdc=true -arch=sm_100 -cudart shared vmain.o v1.o v2.o v3.o \
+			-o nv100
+		runs nv100 nv100.log
+		[ "$(image_kernels nv100.log)" = "$(image_kernels app100.log | sed "s/ $APP_KERNEL//")" ] ||
+			fail "sm_100: $(image_kernels app100.log), nvcc's $(image_kernels nv100.log)"
+		diff -u <(entries nv100.log) <(entries app100.log | grep -v "$APP_KERNEL") ||
+			fail "sm_100: offlink registers other vendor entries than nvcc's link"
+		echo "ok: sm_80/sm_90 cubins and compute_90 PTX link into an sm_100 program, as nvcc's link"
+	elif [ "${OFFLINK_NO_SKIP:-0}" = 1 ]; then
+		fail "clang++-22 is missing"
+	else
+		echo "SKIP (sm_100): clang++-22"
+	fi
+	# a PTX-only compute_80 library in an sm_90 program
+	mkdir ptx80 && (cd ptx80 && vendor_library -gencode arch=compute_80,code=compute_80) ||
+		fail "the PTX-only library"
+	check "clang 19 sm_90" clang++-19 "${CU[@]}" --offload-arch=sm_90 -c app.cu -o app90.o
+	offlink_link clang++-19 app90 app90.o -Lptx80 -lvendor
+	runs app90 app90.log
+	contains app90.out "count=7"
+	[ "$(image_kernels app90.log)" = "sm_90 $APP_KERNEL _Z11vendor_fillIfEvPT_S0_ _Z11vendor_fillIiEvPT_S0_ _Z14vendor_kernel2Pf _Z14vendor_kernel3Pf" ] ||
+		fail "PTX-only in sm_90: $(image_kernels app90.log)"
+	echo "ok: a PTX-only compute_80 library links into an sm_90 program"
+	# nothing for the program's SM: what the file holds, PTX included
+	mkdir only90 && (cd only90 && vendor_library -gencode arch=compute_90,code=sm_90 \
+		-gencode arch=compute_90,code=compute_90) || fail "the sm_90 library"
+	check "clang 19 sm_80" clang++-19 "${CU[@]}" --offload-arch=sm_80 -c app.cu -o app80.o
+	expect_status 1 clang++-19 --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" app80.o -Lonly90 -lvendor \
+		-L"$STUBDIR" -lcudart -B "$COMPAT" -o app80
+	contains "$T/stderr" "only90/libvendor.a(v2.o): field __nv_relfatbin: nvcc relocatable device code for compute_90, sm_90 has none for sm_80, which the program's CUDA code is built for"
+	[ ! -e app80 ] || fail "an output was written"
+	echo "ok: a library with nothing for the program's SM is an error listing its cubins and PTX"
+fi
+
 if part stub; then
 	vendor_library "${GENCODE[@]}"
 	check "host main" g++ -c vmain.cpp -o vmain.o
