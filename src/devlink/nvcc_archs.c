@@ -403,9 +403,8 @@ static bool openmp_joins(struct ol_link *l, struct modules *ms)
 			ok = false;
 			continue;
 		}
-		who = ol_arena_printf(&l->arena, "the OpenMP target code of %s, which calls %s, "
-					  "is built for", ol_link_quote(l, m->openmp_by),
-				      ol_link_quote(l, m->openmp_sym));
+		who = ol_arena_printf(&l->arena, "the OpenMP target code calling %s (%s) is built for",
+				      ol_link_quote(l, m->openmp_sym), ol_link_quote(l, m->openmp_by));
 		ok &= who && join(l, m, sms, n, true, who);
 	}
 	return ok;

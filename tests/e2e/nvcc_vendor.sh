@@ -179,6 +179,58 @@ if part newer; then
 	echo "ok: a library with nothing for the program's SM is an error listing its cubins and PTX"
 fi
 
+if part openmp; then
+	need clang-19
+	cat >nvsq.cu <<'EOF'
+/* nvcc's: a function for host and device, a kernel using it */
+extern "C" __host__ __device__ int nv_square(int x) { return x * x; }
+__global__ void nv_kernel(int *p) { *p = nv_square(*p); }
+extern "C" void nv_launch(int *p) { nv_kernel<<<1, 1>>>(p); }
+EOF
+	cat >omp.c <<'EOF'
+#include <stdio.h>
+#pragma omp declare target
+int nv_square(int x);
+#pragma omp end declare target
+void nv_launch(int *p);
+int main(void) {
+  int a[4] = {1, 2, 3, 4};
+#pragma omp target teams distribute parallel for map(tofrom: a)
+  for (int i = 0; i < 4; i++)
+    a[i] = nv_square(a[i]);
+  nv_launch(0);
+  printf("a=%d,%d,%d,%d\nran\n", a[0], a[1], a[2], a[3]);
+  return 0;
+}
+EOF
+	OMP=(-fopenmp --offload-arch=sm_90 --cuda-path="$CUDA" -Wno-unknown-cuda-version)
+	check "nvcc nvsq.cu" "$NVCC" -rdc=true "${GENCODE[@]}" -c nvsq.cu -o nvsq.o
+	check "clang 19 OpenMP" clang-19 "${OMP[@]}" -nogpulib -c omp.c -o omp.o
+	clang-19 "${OMP[@]}" omp.o nvsq.o -L"$STUBDIR" -lcudart -lstdc++ -B "$COMPAT" -o omp \
+		-Wl,--wrapper-verbose 2>omp.link || fail "OpenMP calling nvcc: $(grep -v '^offlink:  ' omp.link | tail -5)"
+	# nvcc's sm_90 cubin in OpenMP's sm_90 link, and in CUDA's
+	[ "$(grep -A3 'openmp nvptx64-nvidia-cuda sm_90:' omp.link | grep -c 'cubin .* nvsq.o')" = 1 ] ||
+		fail "nvcc's cubin is not in OpenMP's link: $(grep -A4 'openmp nvptx' omp.link)"
+	runs omp omp.log LD_PRELOAD="$STUB"
+	contains omp.out "a=1,4,9,16"
+	[ "$(jq -r 'select(.runtime == "openmp" and .images) | .images[].kernels | map(select(startswith("__omp_offloading") | not)) | join(" ")' omp.log)" = _Z9nv_kernelPi ] ||
+		fail "the OpenMP image: $(jq -c 'select(.images) | .images' omp.log)"
+	[ "$(jq -r 'select(.runtime == "cuda" and .images) | .entries[].name' omp.log)" = _Z9nv_kernelPi ] ||
+		fail "CUDA registers $(kernels omp.log)"
+	echo "ok: an OpenMP target region (clang 19, sm_90) calls an nvcc __device__ function"
+	# what cannot work says why: nvcc's code without anything for the
+	# OpenMP code's SM; a JIT image
+	check "nvcc sm_80 cubin" "$NVCC" -rdc=true -gencode arch=compute_80,code=sm_80 -c nvsq.cu -o nvsq80.o
+	expect_status 1 clang-19 "${OMP[@]}" omp.o nvsq80.o -L"$STUBDIR" -lcudart -lstdc++ -B "$COMPAT" -o omp80
+	contains "$T/stderr" "nvsq80.o: field __nv_relfatbin: nvcc relocatable device code for sm_80 has none for sm_90, which the OpenMP target code calling nv_square (omp.o) is built for"
+	check "clang 19 OpenMP JIT" clang-19 "${OMP[@]}" -fopenmp-target-jit -foffload-lto -nogpulib -c omp.c -o ompjit.o
+	expect_status 1 clang-19 "${OMP[@]}" -fopenmp-target-jit ompjit.o nvsq.o -L"$STUBDIR" -lcudart -lstdc++ \
+		-B "$COMPAT" -o ompjit
+	contains "$T/stderr" "ompjit.o: OpenMP target code calls nv_square, which nvcc's code in nvsq.o defines: with --embed-bitcode (-fopenmp-target-jit)"
+	[ ! -e omp80 ] && [ ! -e ompjit ] || fail "an output was written"
+	echo "ok: OpenMP code calling nvcc code that cannot join its link is an error saying why"
+fi
+
 if part stub; then
 	vendor_library "${GENCODE[@]}"
 	check "host main" g++ -c vmain.cpp -o vmain.o
