@@ -29,6 +29,8 @@
 /* One nvcc module: its ID, the file it came from, its images. */
 struct module {
 	const char *id, *origin;
+	const struct ol_nvcc_def *registered; /* an input registers it already */
+	bool called;            /* (registered: a call into it was reported) */
 	struct ol_image **images;
 	size_t n, cap;
 	bool taken;             /* some image of it is linked */
@@ -410,6 +412,104 @@ static bool openmp_joins(struct ol_link *l, struct modules *ms)
 	return ok;
 }
 
+/* ---- modules an input registers already ---- */
+
+/* The user's nvcc -dlink object (CMake's cmake_device_link.o) linked
+ * these modules and registers them: a "def <ID>" in an object the host
+ * link reads.  Their code is not linked or registered again (its
+ * __cudaRegisterLinkedBinary<ID> would be defined twice). */
+static bool drop_registered(struct ol_link *l, struct modules *ms)
+{
+	struct ol_strmap defs = { 0 }; /* ID -> def + 1 */
+	bool any = false;
+
+	for (size_t i = 0; i < l->nnvcc_defs; i++) {
+		const struct ol_nvcc_def *def = &l->nvcc_defs[i];
+		uintptr_t *v;
+
+		if (def->member ? !def->member->loaded : def->input->type != INPUT_OBJECT)
+			continue;
+		if (!(v = ol_strmap_put(&defs, def->id, strlen(def->id)))) {
+			ms->oom = true;
+			break;
+		}
+		if (!*v)
+			*v = i + 1;
+	}
+	for (size_t k = 0; k < ms->n && !ms->oom; k++) {
+		struct module *m = &ms->v[k];
+		uintptr_t *v = ol_strmap_get(&defs, m->id, strlen(m->id));
+
+		if (!v)
+			continue;
+		m->registered = &l->nvcc_defs[*v - 1];
+		any |= m->taken;
+		m->taken = false;
+		for (size_t i = 0; i < m->n; i++) {
+			m->images[i]->taken = false;
+			m->images[i]->why = ol_arena_printf(&l->arena, "linked and registered by %s (nvcc "
+								     "-dlink)", m->registered->origin);
+		}
+	}
+	ol_strmap_free(&defs);
+	return any;
+}
+
+/* Device code the link still takes cannot call into a module another
+ * input has linked: that code is in the other input's image.  An error
+ * for each such module, naming the first call. */
+static bool calls_registered(struct ol_link *l, struct modules *ms)
+{
+	struct ol_strmap defined = { 0 }, dropped = { 0 }; /* symbol -> module + 1 */
+	bool ok = true;
+
+	for (size_t k = 0; k < ms->n; k++)
+		for (size_t i = 0; ms->v[k].registered && i < ms->v[k].n; i++) {
+			struct ol_image *img = ms->v[k].images[i];
+
+			ol_read_device_symbols(img);
+			for (size_t s = 0; s < img->defined.n; s++) {
+				uintptr_t *v = ol_strmap_put(&dropped, img->defined.v[s],
+							     strlen(img->defined.v[s]));
+
+				if (v && !*v)
+					*v = k + 1;
+			}
+		}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < l->nimages; i++) {
+			struct ol_image *img = &l->images[i];
+
+			if (!img->taken || !is_nvptx(img->triple) ||
+			    (img->kind != OB_OFK_CUDA && img->kind != OB_OFK_OPENMP))
+				continue;
+			ol_read_device_symbols(img);
+			for (size_t s = 0; pass == 0 && s < img->defined.n; s++)
+				ol_strmap_put(&defined, img->defined.v[s], strlen(img->defined.v[s]));
+			for (size_t s = 0; pass == 1 && s < img->undefined.n; s++) {
+				const char *sym = img->undefined.v[s];
+				uintptr_t *k = ol_strmap_get(&dropped, sym, strlen(sym));
+				struct module *m = k ? &ms->v[*k - 1] : NULL;
+
+				if (!m || m->called || ol_strmap_get(&defined, sym, strlen(sym)))
+					continue;
+				m->called = true;
+				ol_link_errorf(l, "%s: device code refers to %s, which %s defines; %s (nvcc "
+						  "-dlink) has linked and registers that module, so it "
+						  "cannot be linked again here: leave %s out and offlink "
+						  "links and registers it with the rest",
+					       ol_link_quote(l, img->origin), ol_link_quote(l, sym),
+					       ol_link_quote(l, m->origin),
+					       ol_link_quote(l, m->registered->origin),
+					       ol_link_quote(l, m->registered->origin));
+				ok = false;
+			}
+		}
+	ol_strmap_free(&defined);
+	ol_strmap_free(&dropped);
+	return ok;
+}
+
 enum ol_err ol_nvcc_archs(struct ol_link *l)
 {
 	struct modules ms = { 0 };
@@ -419,6 +519,10 @@ enum ol_err ol_nvcc_archs(struct ol_link *l)
 	if (ms.oom || !ms.n) {
 		modules_free(&ms);
 		return ms.oom ? OL_E_NOMEM : OL_OK;
+	}
+	if (l->nnvcc_defs && drop_registered(l, &ms) && !calls_registered(l, &ms)) {
+		modules_free(&ms);
+		return OL_E_REPORTED;
 	}
 	for (size_t k = 0; k < ms.n; k++)
 		if (ms.v[k].taken)

@@ -357,6 +357,26 @@ static enum ol_err scan_nvcc(struct section_ctx *c, struct ol_diag *d)
 	return rc;
 }
 
+struct def_ctx {
+	struct scan_ctx *scan;
+	const char *origin;
+};
+
+static enum ol_err on_def(void *ctx, const char *id, struct ol_diag *d)
+{
+	struct def_ctx *c = ctx;
+	struct ol_link *l = c->scan->l;
+	struct ol_nvcc_def *v = ol_grow(l->nvcc_defs, l->nnvcc_defs, &l->capnvcc_defs,
+					sizeof(*v), 8);
+
+	if (!v)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	l->nvcc_defs = v;
+	l->nvcc_defs[l->nnvcc_defs++] = (struct ol_nvcc_def){
+		ol_arena_strdup(&l->arena, id), c->origin, c->scan->input, c->scan->member };
+	return OL_OK;
+}
+
 static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 		     const char *member, uint8_t *p, size_t n)
 {
@@ -367,9 +387,13 @@ static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 
 	ol_diag_clear(&d);
 	if (ol_elf_open(&e, p, n, &d) == OL_OK) {
+		struct def_ctx dc = { sc, member ? ol_arena_printf(&l->arena, "%s(%s)", file, member)
+						 : file };
+
 		if (ol_elf_for_each_section(&e, on_section, &c, &d) == OL_OK &&
-		    e.ehdr.e_type == ET_REL && ol_elf_managed_vars(&e, on_managed, sc, &d) == OL_OK)
-			scan_nvcc(&c, &d);
+		    e.ehdr.e_type == ET_REL && ol_elf_managed_vars(&e, on_managed, sc, &d) == OL_OK &&
+		    scan_nvcc(&c, &d) == OL_OK)
+			ol_nvcc_registered(&c.nvcc, on_def, &dc, &d);
 		note_producer(l, &e, first_image);
 		ol_elf_close(&e);
 	}

@@ -395,6 +395,7 @@ static void link_free(struct ol_link *l)
 	free(l->groups);
 	free(l->images);
 	free(l->managed);
+	free(l->nvcc_defs);
 	free(l->binaries);
 	free(l->inputs);
 	free(l->items);

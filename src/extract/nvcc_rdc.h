@@ -42,12 +42,23 @@ struct ol_nvcc_sections {
 
 void ol_nvcc_note_section(struct ol_nvcc_sections *f, const struct ol_elf_section *s);
 
+/* The modules the object registers itself: "def <ID>" in its
+ * __nv_module_id, which nvcc -dlink's object writes for each module it
+ * linked (it defines their __cudaRegisterLinkedBinary<ID>), and an -r
+ * output of offlink's holds; cb(ctx, id) for each.  A "def" without an
+ * identifier after it, or a string without its NUL, is an error naming
+ * the section. */
+enum ol_err ol_nvcc_registered(const struct ol_nvcc_sections *f,
+			       enum ol_err (*cb)(void *ctx, const char *id, struct ol_diag *d),
+			       void *ctx, struct ol_diag *d);
+
 /* As ol_elf_nvcc_module, from the sections a walk noted. */
 enum ol_err ol_nvcc_module_of(const struct ol_nvcc_sections *f, struct ol_nvcc_module *m,
 			      bool *found, struct ol_diag *d);
 
 /* Whether the relocatable object e holds nvcc relocatable device code
- * (*found); a module ID that is missing, empty, too long or not an
+ * (*found); its ID is the first string of __nv_module_id that is not
+ * "def <ID>".  A module ID that is missing, empty, too long or not an
  * identifier, or a fat binary without an ID, is an error naming the
  * section. */
 enum ol_err ol_elf_nvcc_module(struct ol_elf *e, struct ol_nvcc_module *m, bool *found,

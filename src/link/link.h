@@ -123,6 +123,16 @@ struct ol_managed {
 	struct ol_member *member;
 };
 
+/* A module an input registers itself (extract/nvcc_rdc.h,
+ * ol_nvcc_registered): the user's nvcc -dlink object (CMake's
+ * cmake_device_link.o), an -r output. */
+struct ol_nvcc_def {
+	const char *id;
+	const char *origin;         /* "dlink.o", "lib.a(dlink.o)" */
+	struct ol_input *input;
+	struct ol_member *member;   /* NULL unless from an archive */
+};
+
 struct ol_backend;
 
 /* How a step of a group's link is scheduled (jobs/graph.h).  By default
@@ -320,6 +330,8 @@ struct ol_link {
 	struct ol_strmap host_symbols;
 	struct ol_managed *managed;
 	size_t nmanaged, capmanaged;
+	struct ol_nvcc_def *nvcc_defs;
+	size_t nnvcc_defs, capnvcc_defs;
 	struct ol_group *groups;
 	size_t ngroups;
 	struct ol_wrapper *wrappers;

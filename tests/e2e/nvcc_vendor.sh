@@ -179,6 +179,60 @@ if part newer; then
 	echo "ok: a library with nothing for the program's SM is an error listing its cubins and PTX"
 fi
 
+if part dlink; then
+	need clang++-19
+	vendor_library "${GENCODE[@]}"
+	# the user's own nvcc -dlink of the vendor's objects, as CMake's
+	# separable compilation makes it
+	check "nvcc -dlink" "$NVCC" -dlink "${GENCODE[@]}" v1.o v2.o v3.o -o cmake_device_link.o
+	cat >own.cu <<'EOF'
+#include "cuda_decls.h"
+__global__ void own_kernel(float *p) { p[0] = 1.0f; }
+void vendor_fill_f(float *p);
+void vendor_run3(float *p);
+int main() { own_kernel<<<1, 1>>>(0); vendor_fill_f(0); vendor_run3(0); printf("ran\n"); return 0; }
+EOF
+	check "clang 19 own.cu" clang++-19 "${CU[@]}" --offload-arch=sm_90 -c own.cu -o own.o
+	offlink_link clang++-19 dlinked own.o v1.o v2.o v3.o cmake_device_link.o
+	runs dlinked dlinked.log
+	kernels dlinked.log >dlinked.kernels
+	expect_text dlinked.kernels <<'TXT'
+_Z10own_kernelPf
+_Z11vendor_fillIfEvPT_S0_
+_Z11vendor_fillIiEvPT_S0_
+_Z14vendor_kernel2Pf
+_Z14vendor_kernel3Pf
+TXT
+	[ "$(jq -s 'map(select(.images)) | length' dlinked.log)" = 2 ] ||
+		fail "not two registrations (the -dlink object's, offlink's): $(jq -c 'select(.images) | .entries' dlinked.log)"
+	# LLVM 22's own link of the same objects registers the same
+	if command -v clang++-22 >/dev/null; then
+		check "clang 22 own.cu" clang++-22 "${CU[@]}" --offload-arch=sm_90 -c own.cu -o own22.o
+		offlink_link clang++-22 dlinked22 own22.o v1.o v2.o v3.o cmake_device_link.o
+		check "LLVM 22's link" clang++-22 --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" own22.o v1.o v2.o \
+			v3.o cmake_device_link.o -L"$STUBDIR" -lcudart -o llvm22
+		runs dlinked22 dlinked22.log
+		runs llvm22 llvm22.log
+		diff -u <(entries llvm22.log) <(entries dlinked22.log) || fail "LLVM 22's link registers other entries"
+	fi
+	echo "ok: the user's nvcc -dlink object on the line: its modules are linked and registered once"
+	# clang's device code using a module the -dlink object linked
+	app_source
+	check "clang 19 app.cu" clang++-19 "${CU[@]}" --offload-arch=sm_90 -c app.cu -o app.o
+	expect_status 1 clang++-19 --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" app.o v1.o v2.o v3.o \
+		cmake_device_link.o -L"$STUBDIR" -lcudart -B "$COMPAT" -o app
+	contains "$T/stderr" "app.o: device code refers to _Z12vendor_twicef, which v2.o defines; cmake_device_link.o (nvcc -dlink) has linked and registers that module"
+	[ ! -e app ] || fail "an output was written"
+	# an -r output of offlink's registers its modules too: linked again
+	check "-r" clang++-19 --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" --offload-link -r app.o v1.o v2.o \
+		v3.o -B "$COMPAT" -o pre.o
+	offlink_link clang++-19 relinked pre.o
+	runs relinked relinked.log
+	[ "$(kernels relinked.log | tr '\n' ' ')" = "$APP_KERNEL _Z11vendor_fillIfEvPT_S0_ _Z11vendor_fillIiEvPT_S0_ _Z14vendor_kernel2Pf _Z14vendor_kernel3Pf " ] ||
+		fail "the -r output relinked registers $(kernels relinked.log)"
+	echo "ok: device code using what the -dlink object linked is an error; an -r output relinks"
+fi
+
 if part openmp; then
 	need clang-19
 	cat >nvsq.cu <<'EOF'
