@@ -164,8 +164,8 @@ static enum ol_err resolve_items(struct ol_link *l)
 	bool whole = false, bstatic = false;
 	int group = -1;
 
-	/* + the device runtime a relocatable link may add */
-	l->inputs = calloc(l->nitems + l->opt.bitcode_libraries.n + 1,
+	/* + the device runtimes offlink may add (OL_IMPLICIT_INPUTS) */
+	l->inputs = calloc(l->nitems + l->opt.bitcode_libraries.n + OL_IMPLICIT_INPUTS,
 			   sizeof(*l->inputs));
 	if (!l->inputs)
 		return OL_E_NOMEM;
@@ -578,6 +578,7 @@ enum ol_err ol_add_relocatable_runtime(struct ol_link *l)
 	static const char lib[] = "libomptarget.devicertl.a";
 	bool gpu = false;
 	struct ol_input *in;
+	const char *path;
 
 	if (!l->opt.relocatable)
 		return OL_OK;
@@ -592,24 +593,34 @@ enum ol_err ol_add_relocatable_runtime(struct ol_link *l)
 	}
 	if (!gpu)
 		return OL_OK;
-	in = &l->inputs[l->ninputs];
-	memset(in, 0, sizeof(*in));
-	in->group = -1;
-	in->path = ol_clang_library(l, lib);
-	if (!in->path) {
+	path = ol_clang_library(l, lib);
+	if (!path) {
 		ol_link_warnf(l, "-r: OpenMP GPU code, but no %s beside clang: pass -l%s "
 				 "and its -L directory", lib, "omptarget.devicertl");
 		return OL_OK;
 	}
+	/* Its members are device code only: taken for the symbols linked
+	 * device code needs. */
+	return ol_add_implicit_input(l, path, &in);
+}
+
+enum ol_err ol_add_implicit_input(struct ol_link *l, const char *path, struct ol_input **added)
+{
+	struct ol_input *in = &l->inputs[l->ninputs];
+
+	*added = NULL;
+	memset(in, 0, sizeof(*in));
+	in->group = -1;
+	in->implicit = true;
+	in->path = path;
 	open_input(l, in);
 	if (in->type == INPUT_MISSING)
 		return l->nerrors ? OL_E_REPORTED : OL_OK;
 	l->ninputs++;
 	scan_one(l, in);
-	/* Its members are device code only: taken for the symbols linked
-	 * device code needs. */
 	if (l->nerrors)
 		return OL_E_REPORTED;
+	*added = in;
 	return ol_resolve_device_symbols(l);
 }
 

@@ -332,6 +332,10 @@ struct ol_link {
 	size_t nmanaged, capmanaged;
 	struct ol_nvcc_def *nvcc_defs;
 	size_t nnvcc_defs, capnvcc_defs;
+	struct ol_input *cuda_devrt; /* CUDA's device runtime, when offlink
+				      * added it (driver/cuda_devrt.c): if its
+				      * module is linked, the host link takes
+				      * its host object too */
 	struct ol_group *groups;
 	size_t ngroups;
 	struct ol_wrapper *wrappers;

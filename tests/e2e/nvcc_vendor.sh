@@ -51,11 +51,13 @@ runs() {
 		fail "$prog exited with $?: $(head -c 400 "$prog.err")"
 	contains "$prog.out" "ran"
 }
-# offlink_link CLANG OUT ARGS...: a link through offlink; no warning.
+# offlink_link CLANG OUT [--offload-link] ARGS...: a link through offlink
+# (of nvcc's objects only with --offload-link); no warning.
 offlink_link() {
-	local clang=$1 out=$2
+	local clang=$1 out=$2 how=(--offload-new-driver -fgpu-rdc)
 	shift 2
-	$clang --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" "$@" -L"$STUBDIR" -lcudart -B "$COMPAT" \
+	[ "$1" = --offload-link ] && how=()
+	$clang "${how[@]}" --cuda-path="$CUDA" "$@" -L"$STUBDIR" -lcudart -B "$COMPAT" \
 		-o "$out" 2>"$out.link" || fail "$out: the link fails: $(grep -v '^offlink:  ' "$out.link" | tail -5)"
 	grep -q 'warning' "$out.link" && fail "$out: a warning: $(cat "$out.link")"
 	true
@@ -177,6 +179,61 @@ if part newer; then
 	contains "$T/stderr" "only90/libvendor.a(v2.o): field __nv_relfatbin: nvcc relocatable device code for compute_90, sm_90 has none for sm_80, which the program's CUDA code is built for"
 	[ ! -e app80 ] || fail "an output was written"
 	echo "ok: a library with nothing for the program's SM is an error listing its cubins and PTX"
+fi
+
+if part cdp; then
+	need clang++-19
+	cat >vcdp.cu <<'EOF'
+/* kernels that launch kernels: CUDA's device runtime (__cudaCDP2*) */
+__device__ int vendor_depth;
+__global__ void vendor_child(int *p) { if (p) p[threadIdx.x] = threadIdx.x; }
+__global__ void vendor_parent(int *p) { vendor_child<<<1, 4>>>(p); vendor_depth = 1; }
+__device__ void vendor_spawn(int *p) { vendor_child<<<1, 2>>>(p); }
+void vendor_cdp(int *p) { vendor_parent<<<1, 1>>>(p); }
+EOF
+	cat >cdpmain.cpp <<'EOF'
+#include <cstdio>
+void vendor_cdp(int *p);
+int main() { vendor_cdp(0); std::printf("ran\n"); return 0; }
+EOF
+	cat >cdpapp.cu <<'EOF'
+#include "cuda_decls.h"
+extern __device__ void vendor_spawn(int *p);
+__global__ void app_kernel(int *p) { vendor_spawn(p); }
+void vendor_cdp(int *p);
+int main() { app_kernel<<<1, 1>>>(0); vendor_cdp(0); printf("ran\n"); return 0; }
+EOF
+	check "nvcc vcdp.cu" "$NVCC" -rdc=true "${GENCODE[@]}" -c vcdp.cu -o vcdp.o
+	check "ar" ar rcs libvcdp.a vcdp.o
+	check "host main" g++ -c cdpmain.cpp -o cdpmain.o
+	check "nvcc's link" "$NVCC" -rdc=true "${GENCODE[@]}" -cudart shared cdpmain.o vcdp.o -o cdpnvcc
+	runs cdpnvcc cdpnvcc.log
+	# what nvcc's link registers: the library's and the device runtime's
+	entries cdpnvcc.log >nvcc.entries
+	grep -q "kernel .*cuda_device_runtime" nvcc.entries || fail "nvcc's link registers no device runtime kernel"
+	# the same objects, no library named; then named on the device link,
+	# and on the host link
+	offlink_link clang++-19 cdpoff --offload-link cdpmain.o vcdp.o -Wl,--wrapper-verbose
+	grep -q 'libcudadevrt.a(cuda_device_runtime.o)  (defines __cudaCDP2' cdpoff.link ||
+		fail "the device runtime is not in the plan: $(grep -A5 'device link' cdpoff.link)"
+	offlink_link clang++-19 cdpdev --offload-link cdpmain.o vcdp.o -Xoffload-linker -L"$CUDA/lib64" \
+		-Xoffload-linker -lcudadevrt -Wl,--wrapper-verbose
+	grep 'nvlink ' cdpdev.link | grep -q -- -lcudadevrt && fail "-lcudadevrt still goes to nvlink"
+	offlink_link clang++-19 cdphost --offload-link cdpmain.o vcdp.o -L"$CUDA/lib64" -lcudadevrt
+	for prog in cdpoff cdpdev cdphost; do
+		runs $prog $prog.log
+		diff -u nvcc.entries <(entries $prog.log) || fail "$prog: not what nvcc's link registers"
+		diff -u <(image_kernels cdpnvcc.log | sort) <(image_kernels $prog.log | sort) ||
+			fail "$prog: other kernels in the images than nvcc's"
+	done
+	echo "ok: dynamic parallelism, CUDA's device runtime registered as nvcc's link, however named"
+	# a clang program calling into the library, no library named
+	check "clang 19 cdpapp.cu" clang++-19 "${CU[@]}" --offload-arch=sm_90 -c cdpapp.cu -o cdpapp.o
+	offlink_link clang++-19 cdpapp cdpapp.o -L. -lvcdp
+	runs cdpapp cdpapp.log
+	diff -u <( (cat nvcc.entries; echo "kernel _Z10app_kernelPi 0") | sort) <(entries cdpapp.log) ||
+		fail "cdpapp: not nvcc's link's entries and the app's kernel"
+	echo "ok: an nvcc library launching kernels from the device links into a clang program"
 fi
 
 if part dlink; then
