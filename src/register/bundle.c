@@ -343,21 +343,8 @@ static enum ol_err nvcc_ids(struct ol_link *l, const struct ol_wrapper *w, const
 	return OL_OK;
 }
 
-/* Whether any of w's links took nvcc relocatable code. */
-static bool any_nvcc(const struct ol_wrapper *w)
-{
-	for (size_t g = 0; w->kind == OB_OFK_CUDA && g < w->ngroups; g++)
-		for (size_t i = 0; i < w->groups[g]->nimages; i++)
-			if (ob_entry_get(w->groups[g]->images[i]->entry, OL_NVCC_MODULE_KEY))
-				return true;
-	return false;
-}
-
 bool ol_bundle_asm_names_ok(struct ol_link *l, const struct ol_wrapper *w)
 {
-	/* (nvcc's modules are registered by the C form) */
-	if (any_nvcc(w))
-		return false;
 	if (l->new_entries)
 		return true; /* the pointers are in the entries: no names written */
 	for (size_t i = 0; i < l->nmanaged; i++) {

@@ -361,6 +361,20 @@ TXT
 	diff -u <(entries bynvcc.log) <(entries byofflink.log) || fail "offlink registers other entries than nvcc"
 	echo "ok: an nvcc __managed__ int reads 7 on the stub, template kernels are in the kernel lists"
 
+	# nvcc's modules registered by the assembly form (the default) and by
+	# the C form: the same registration; -v shows the assembler
+	for form in asm c; do
+		check "offlink's link ($form)" clang++-19 --offload-link vmain.o v1.o v2.o v3.o -L"$STUBDIR" \
+			-lcudart -B "$COMPAT" -o by$form -Wl,--registration=$form -Wl,--wrapper-verbose 2>by$form.v
+		runs by$form by$form.log
+		diff -u <(jq -c 'select(.images) | del(.pid)' byofflink.log) \
+			<(jq -c 'select(.images) | del(.pid)' by$form.log) || fail "--registration=$form registers otherwise"
+	done
+	grep -q -- "-as -o .*cuda.image.wrapper.o .*cuda.image.wrapper.s" byasm.v ||
+		fail "nvcc's modules: the registration was not assembled: $(grep wrapper byasm.v)"
+	grep -q -- "clang.* -c .*cuda.image.wrapper.c" byc.v || fail "nvcc's modules: the C form was not compiled"
+	echo "ok: nvcc's modules registered by the assembly form and the C form alike"
+
 	# two copies of the stub: liboffstub.so preloaded, the program linked
 	# with the stub's libcudart; each record once
 	runs bynvcc twice.log LD_PRELOAD="$STUB"
