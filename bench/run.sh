@@ -797,7 +797,7 @@ EOF
 		clang++-19 "$@" -L"$STUBDIR" -lcudart -B "$B/compat" --cuda-path="$CUDA" "${extra[@]}" -o "$W/nv.ours"
 	}
 	echo
-	echo "| vendor library (sm_80, sm_90, compute_90 PTX), NVCC_REPS pairs | nvcc -dlink + host link s | offlink s | offlink / nvcc's, paired |"
+	echo "| vendor library (sm_80, sm_90, compute_90 PTX), ${NVCC_REPS:-11} pairs | nvcc -dlink + host link s | offlink s | offlink / nvcc's, paired |"
 	echo "|---|---:|---:|---:|"
 	for row in "nvcc objects|cold" "nvcc objects|c" "nvcc objects|warm" "clang program + libvendor.a|cold" \
 		   "clang program + libvendor.a|warm"; do

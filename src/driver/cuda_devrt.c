@@ -9,10 +9,11 @@
  * registered as every other: nvcc's link registers its kernels and
  * variables too (and links the archive on the host side, -lcudadevrt).
  *
- * Here: when the link takes nvcc's code and its device code leaves a
- * symbol undefined, or when the user named the library for the device
- * link (-Xoffload-linker -lcudadevrt, where nvlink would link it without
- * its module's registration), the archive is added as an input of
+ * Here: when the link takes nvcc's code and its device code leaves one of
+ * the runtime's symbols (cuda*, __cuda*) undefined, or when the user
+ * named the library for the device link (-Xoffload-linker -lcudadevrt,
+ * where nvlink would link it without its module's registration), the
+ * archive is added as an input of
  * offlink's own; device-symbol resolution takes its member if some code
  * calls into it, and the host link then gets the archive after the
  * registration objects, so that the registration's reference to the
@@ -98,10 +99,18 @@ static const char *in_device_dirs(struct ol_link *l)
 	return NULL;
 }
 
-/* Whether the CUDA code the link takes leaves a device symbol undefined
- * (read from the images: cubins' and bitcode's symbol tables, PTX's
- * declarations). */
-static bool leaves_undefined(struct ol_link *l)
+/* A name the device runtime could define: CUDA 13's defines cuda* and
+ * __cuda* only (the device-side runtime API, __cudaCDP2*), so a kernel's
+ * vprintf or malloc (the driver's) does not send the link to it. */
+static bool runtime_name(const char *sym)
+{
+	return strncmp(sym, "cuda", 4) == 0 || strncmp(sym, "__cuda", 6) == 0;
+}
+
+/* Whether the CUDA code the link takes leaves a device runtime's symbol
+ * undefined (read from the images: cubins' and bitcode's symbol tables,
+ * PTX's declarations). */
+static bool calls_device_runtime(struct ol_link *l)
 {
 	struct ol_strmap defined = { 0 };
 	bool any = false;
@@ -116,7 +125,8 @@ static bool leaves_undefined(struct ol_link *l)
 			for (size_t s = 0; pass == 0 && s < img->defined.n; s++)
 				ol_strmap_put(&defined, img->defined.v[s], strlen(img->defined.v[s]));
 			for (size_t s = 0; pass == 1 && s < img->undefined.n && !any; s++)
-				any = !ol_strmap_get(&defined, img->undefined.v[s],
+				any = runtime_name(img->undefined.v[s]) &&
+				      !ol_strmap_get(&defined, img->undefined.v[s],
 						     strlen(img->undefined.v[s]));
 		}
 	ol_strmap_free(&defined);
@@ -143,7 +153,7 @@ enum ol_err ol_add_cuda_device_runtime(struct ol_link *l)
 		if (l->inputs[i].path && strcmp(base_name(l->inputs[i].path), lib) == 0)
 			return OL_OK;
 	named = take_named(l, &path);
-	if (!named && (!nvcc || !leaves_undefined(l)))
+	if (!named && (!nvcc || !calls_device_runtime(l)))
 		return OL_OK;
 	if (!path)
 		path = in_device_dirs(l);
