@@ -13,11 +13,11 @@
  * the runtime's symbols (cuda*, __cuda*) undefined, or when the user
  * named the library for the device link (-Xoffload-linker -lcudadevrt,
  * where nvlink would link it without its module's registration), the
- * archive is added as an input of
- * offlink's own; device-symbol resolution takes its member if some code
- * calls into it, and the host link then gets the archive after the
- * registration objects, so that the registration's reference to the
- * module's __fatbinwrap<ID> takes its host object.  A user who puts
+ * archive is added as an input of offlink's own; device-symbol
+ * resolution takes its member if some code calls into it, and the host
+ * link then gets the archive after the registration objects, so that the
+ * registration's reference to the module's __fatbinwrap<ID> takes its
+ * host object.  A user who puts
  * -lcudadevrt on the host link line gets the same through the ordinary
  * archive scan. */
 #include "driver/phases.h"
