@@ -13,7 +13,9 @@
  * and listing what it holds, PTX included.
  *
  * A module is taken whole: the host link or a device symbol takes one of
- * its images, the choice here takes the rest.  And OpenMP target code
+ * its images, the choice here takes the rest -- unless an input the host
+ * link reads registers it already (the user's nvcc -dlink object), when
+ * none of it is linked.  And OpenMP target code
  * for an NVPTX SM that calls into a module (an nvcc __device__ function)
  * gets that module's code for its SM in its own link: nvlink links
  * OpenMP's code and nvcc's as it links CUDA's. */
@@ -44,6 +46,7 @@ struct modules {
 	struct module *v;
 	size_t n, cap;
 	bool oom;
+	bool any_user;          /* a taken module is not offlink's own */
 };
 
 static void modules_free(struct modules *ms)
@@ -187,44 +190,68 @@ static void add_arch(const char **v, size_t *n, const char *s)
 }
 
 /* The modules that decide the program's SMs: the taken ones the user
- * gave; offlink's own (the device runtime) only when there are no others. */
+ * gave; offlink's own (the device runtime) only when there are no others
+ * (ms->any_user, set once the taken modules are known). */
 static bool decides(const struct modules *ms, const struct module *m)
 {
-	bool any_user = false;
+	return m->taken && (!m->implicit || !ms->any_user);
+}
 
-	for (size_t i = 0; i < ms->n && !any_user; i++)
-		any_user = ms->v[i].taken && !ms->v[i].implicit;
-	return m->taken && (!m->implicit || !any_user);
+/* The distinct SMs the deciding modules have code for, in the order met:
+ * their cubins' SMs, and with ptx their PTX's as "sm_<N>".  (Each is a
+ * target of the link, so there are at most OL_DEVICE_TARGETS_MAX of
+ * either kind, however many entries a module declares.) */
+static bool candidates(struct ol_link *l, const struct modules *ms, bool ptx, const char **out,
+		       size_t *n)
+{
+	struct ol_strmap seen = { 0 };
+	bool ok = true;
+
+	for (size_t k = 0; k < ms->n && ok; k++)
+		for (size_t i = 0; decides(ms, &ms->v[k]) && i < ms->v[k].n && ok; i++) {
+			const struct ol_image *img = ms->v[k].images[i];
+			const char *sm = is_ptx(img) ? NULL : img->arch;
+			uintptr_t *v;
+
+			if (is_ptx(img) && ptx)
+				sm = ol_arena_printf(&l->arena, "sm_%u", arch_number(img->arch, "compute_"));
+			if (!sm)
+				continue;
+			if (!(v = ol_strmap_put(&seen, sm, strlen(sm))))
+				ok = false;
+			else if (!*v)
+				*v = 1, out[(*n)++] = sm;
+		}
+	ol_strmap_free(&seen);
+	return ok;
 }
 
 /* nvcc's code alone: the SMs every deciding module holds code of its own
  * for; if none, those of their cubins every deciding module can serve
- * (PTX compiled for a newer SM).  "sm_<N>" for compute_<N>'s. */
-static void nvcc_program_archs(struct ol_link *l, const struct modules *ms, const char **prog,
+ * (PTX compiled for a newer SM).  Linear in the images for each distinct
+ * SM. */
+static bool nvcc_program_archs(struct ol_link *l, const struct modules *ms, const char **prog,
 			       size_t *n)
 {
-	for (int pass = 0; pass < 2 && !*n; pass++)
-		for (size_t k = 0; k < ms->n; k++) {
-			const struct module *m = &ms->v[k];
+	const char **c = ol_arena_array(&l->arena, l->nimages + 1, sizeof(*c));
+	size_t nc;
 
-			for (size_t i = 0; decides(ms, m) && i < m->n; i++) {
-				const struct ol_image *img = m->images[i];
-				const char *sm = img->arch;
-				bool all = true;
+	for (int pass = 0; pass < 2 && !*n; pass++) {
+		nc = 0;
+		if (!c || !candidates(l, ms, pass == 0, c, &nc))
+			return false;
+		for (size_t s = 0; s < nc; s++) {
+			bool all = true;
 
-				if (is_ptx(img) && pass == 1)
-					continue;
-				if (is_ptx(img))
-					sm = ol_arena_printf(&l->arena, "sm_%u",
-							     arch_number(img->arch, "compute_"));
-				for (size_t j = 0; all && sm && j < ms->n; j++)
-					if (decides(ms, &ms->v[j]))
-						all = pass == 0 ? holds(&ms->v[j], sm)
-								: choose(&ms->v[j], sm) != NULL;
-				if (all && sm)
-					add_arch(prog, n, sm);
-			}
+			for (size_t j = 0; all && j < ms->n; j++)
+				if (decides(ms, &ms->v[j]))
+					all = pass == 0 ? holds(&ms->v[j], c[s])
+							: choose(&ms->v[j], c[s]) != NULL;
+			if (all)
+				prog[(*n)++] = c[s];
 		}
+	}
+	return true;
 }
 
 /* Each SM of prog into the image of m that serves it (for OpenMP's
@@ -276,8 +303,8 @@ static bool cuda_joins(struct ol_link *l, struct modules *ms)
 			add_arch(prog, &n, img->arch);
 	}
 	clang = n > 0;
-	if (!clang)
-		nvcc_program_archs(l, ms, prog, &n);
+	if (!clang && !nvcc_program_archs(l, ms, prog, &n))
+		return false;
 	for (size_t k = 0; k < ms->n; k++) {
 		struct module *m = &ms->v[k];
 		struct ol_buf held = { 0 };
@@ -524,9 +551,11 @@ enum ol_err ol_nvcc_archs(struct ol_link *l)
 		modules_free(&ms);
 		return OL_E_REPORTED;
 	}
-	for (size_t k = 0; k < ms.n; k++)
+	for (size_t k = 0; k < ms.n; k++) {
 		if (ms.v[k].taken)
 			take_whole(&ms.v[k]);
+		ms.any_user |= ms.v[k].taken && !ms.v[k].implicit;
+	}
 	ok = cuda_joins(l, &ms);
 	ok &= openmp_joins(l, &ms);
 	/* code for SMs the program is not linked for stays out */

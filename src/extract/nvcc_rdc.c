@@ -223,22 +223,23 @@ enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 	free(spans);
 	if (rc)
 		goto out;
-	/* One PTX per virtual architecture (nvcc writes one; a second is the
-	 * same code again): marked once each (take_entry bounds an SM by
-	 * SM_MAX), so this is linear in the entries, however many a file
-	 * declares.  PTX beside a cubin of the same SM stays: it is what a
-	 * newer GPU's link compiles (ol_nvcc_archs chooses). */
-	uint8_t has_ptx[SM_MAX / 8 + 1] = { 0 };
+	/* One cubin per SM and one PTX per virtual architecture (nvcc writes
+	 * one of each; a second is the same code again, and the first is
+	 * taken): marked once each (take_entry bounds an SM by SM_MAX), so
+	 * this is linear in the entries, however many a file declares, and a
+	 * module has at most two images an SM.  PTX beside a cubin of the
+	 * same SM stays: it is what a newer GPU's link compiles
+	 * (ol_nvcc_archs chooses). */
+	uint8_t seen[2][SM_MAX / 8 + 1] = { { 0 } };
 	size_t kept = 0;
 
 	for (size_t i = 0; i < np; i++) {
 		unsigned sm = pcs[i].sm;
+		uint8_t *mark = seen[pcs[i].image_kind == OB_IMG_PTX];
 
-		if (pcs[i].image_kind == OB_IMG_PTX) {
-			if (has_ptx[sm / 8] & (1u << sm % 8))
-				continue;
-			has_ptx[sm / 8] |= (uint8_t)(1u << sm % 8);
-		}
+		if (mark[sm / 8] & (1u << sm % 8))
+			continue;
+		mark[sm / 8] |= (uint8_t)(1u << sm % 8);
 		pcs[kept++] = pcs[i];
 	}
 	np = kept;
