@@ -16,11 +16,12 @@
 #   BENCH_SMALL     the small table's rows, config:TUs (default "x86:1 x86:2
 #                   x86:10 nv:1 nv:2 nv:10"; nv rows need CUDA)
 #   BENCH_SECTIONS  any of: scaling small releases lto thin relink remote
-#                   registration format resolution
+#                   registration format resolution nvcc
 #                   (default: all)
 #   THIN_REPS       repetitions of the thin section's rows (default 3: an
 #                   LLVM link of its program takes most of a minute)
 #   THIN_ROWS       any of: cold relink full (default: all)
+#   NVCC_REPS       pairs of each row of the nvcc section (default 11)
 #   HECBENCH        a checkout of HeCBench: lulesh-omp and rsbench-omp join
 #                   the LTO table
 #
@@ -69,6 +70,16 @@
 #   format        packaging, extracting, bundling, unbundling 512 MiB, with
 #                 cp beside them and each tool's peak memory
 #   resolution    device-symbol resolution through 1k and 10k archive members
+#   nvcc          a vendor's nvcc library (issue 38: three objects, sm_80 and
+#                 sm_90 cubins and compute_90 PTX, __constant__, __managed__,
+#                 a template kernel) linked as nvcc's path does it (nvcc
+#                 -dlink, then g++) and through offlink: the nvcc objects
+#                 alone (clang++ --offload-link), and a clang program with
+#                 the library against the same program built by nvcc;
+#                 offlink with the cache off, with the C registration, with
+#                 the cache warm.  Paired: each row alternates the two and
+#                 gives the median of the pairs' offlink / nvcc (at most 1:
+#                 offlink as fast); each program run on the stub
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SRC=$PWD
@@ -76,7 +87,7 @@ B=$(realpath "${OFFLINK_BUILD:-build}")
 REPS=${1:-7}
 IN=${BENCH_INPUTS:-$HOME/.cache/offlink-bench}
 SIZES=${BENCH_SIZES:-1 10 100 1000}
-SECTIONS=${BENCH_SECTIONS:-scaling small releases lto thin relink remote registration format resolution}
+SECTIONS=${BENCH_SECTIONS:-scaling small releases lto thin relink remote registration format resolution nvcc}
 W=$(mktemp -d "${TMPDIR:-/tmp}/offlink-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 export LD_LIBRARY_PATH=/usr/lib/llvm-19/lib
@@ -693,6 +704,129 @@ if want format; then
 		"$(peak_kb clang-offload-bundler-19 -type=o -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx90a -input="$W/b2" -output="$W/u2")"
 	cmp -s "$W/u1" "$W/big.img" || { echo "unbundled image differs" >&2; exit 1; }
 	rm -f "$W"/big.img "$W"/b1 "$W"/b2 "$W"/u1 "$W"/u2 "$W"/out.*
+fi
+
+# ---- nvcc's library in a program, beside nvcc's own link ----
+if want nvcc && [ $have_nv = 1 ] && [ -x "$CUDA/bin/nvcc" ]; then
+	# A vendor library as issue 38 describes it: three objects, -gencode for
+	# sm_80 and sm_90 and compute_90 PTX, a __constant__ table, a
+	# __managed__ counter, a template kernel; device calls across them.
+	dir=$IN/nvcc-vendor
+	NVG=(-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+	     -gencode arch=compute_90,code=compute_90)
+	if [ ! -e "$dir/.done" ]; then
+		rm -rf "$dir" && mkdir -p "$dir"
+		cat >"$dir/v1.cu" <<'EOF'
+__constant__ float vendor_coef[4] = {1, 2, 3, 4};
+__managed__ int vendor_count = 7;
+__device__ float vendor_scale(float x) { return vendor_coef[1] * x; }
+template <typename T> __global__ void vendor_fill(T *p, T v) { p[threadIdx.x] = v + (T)vendor_count; }
+void vendor_fill_f(float *p) { vendor_fill<float><<<1, 4>>>(p, 1.0f); }
+void vendor_fill_i(int *p) { vendor_fill<int><<<1, 4>>>(p, 1); }
+int vendor_count_host() { return vendor_count; }
+EOF
+		cat >"$dir/v2.cu" <<'EOF'
+extern __device__ float vendor_scale(float x);
+__device__ float vendor_twice(float x) { return 2.0f * vendor_scale(x); }
+__global__ void vendor_kernel2(float *p) { p[0] = vendor_twice(p[0]); }
+void vendor_run2(float *p) { vendor_kernel2<<<1, 1>>>(p); }
+EOF
+		cat >"$dir/v3.cu" <<'EOF'
+extern __device__ float vendor_twice(float x);
+__device__ int vendor_table[16];
+__global__ void vendor_kernel3(float *p) { p[0] = vendor_twice(p[0]) + vendor_table[0]; }
+void vendor_run3(float *p) { vendor_kernel3<<<1, 1>>>(p); }
+EOF
+		# the program's own CUDA, for clang (offlink) and for nvcc (its path)
+		{
+			echo '#ifdef __clang__'
+			echo '#include "cuda_decls.h"'
+			echo '#else'
+			echo '#include <cstdio>'
+			echo '#endif'
+			cat <<'EOF'
+extern __device__ float vendor_twice(float x);
+__global__ void app_kernel(float *p) { p[0] = vendor_twice(p[0]); }
+void vendor_fill_f(float *p);
+void vendor_run3(float *p);
+int vendor_count_host();
+int main() {
+  app_kernel<<<1, 1>>>(0);
+  vendor_fill_f(0);
+  vendor_run3(0);
+  printf("count=%d\n", vendor_count_host());
+  return 0;
+}
+EOF
+		} >"$dir/app.cu"
+		cat >"$dir/main.cpp" <<'EOF'
+#include <cstdio>
+void vendor_fill_f(float *);
+void vendor_run3(float *);
+int vendor_count_host();
+int main() { vendor_fill_f(0); vendor_run3(0); std::printf("count=%d\n", vendor_count_host()); return 0; }
+EOF
+		echo "compiling the vendor library into $dir" >&2
+		(cd "$dir" && for f in v1 v2 v3; do "$CUDA/bin/nvcc" -rdc=true "${NVG[@]}" -c $f.cu -o $f.o || exit 1; done &&
+			ar rcs libvendor.a v1.o v2.o v3.o && g++ -c main.cpp -o main.o &&
+			"$CUDA/bin/nvcc" -rdc=true "${NVG[@]}" -c app.cu -o app_nvcc.o &&
+			clang++-19 -x cuda --offload-new-driver -fgpu-rdc --offload-arch=sm_80,sm_90 --cuda-path="$CUDA" \
+				-nocudainc -Wno-unknown-cuda-version -Xclang -target-sdk-version=12.5 \
+				-I"$SRC/tests/e2e/gpu" -c app.cu -o app_clang.o) ||
+			{ echo "nvcc: the vendor library does not compile" >&2; exit 1; }
+		touch "$dir/.done"
+	fi
+	STUBDIR=$B/lib/offstub
+	ok() { # the program runs on the stub and reads the managed counter
+		[ "$(LD_LIBRARY_PATH=$STUBDIR "$W/nv.$OUT_TOOL")" = "count=7" ]
+	}
+	# nvcc's path: nvcc -dlink (nvlink for each SM, fatbinary, the host
+	# compiler on crt/link.stub), then the host link
+	nvcc_path() { # HOST-OBJECTS...
+		"$CUDA/bin/nvcc" -dlink "${NVG[@]}" "$@" -o "$W/dlink.o" &&
+			g++ "$@" "$W/dlink.o" -L"$STUBDIR" -lcudart -o "$W/nv.nvcc"
+	}
+	off() { # HOW OBJECTS...: offlink's link; HOW: cold (no cache), warm, c
+		local how=$1 extra=()
+		shift
+		case $how in
+		cold) extra=(-Wl,--no-cache) ;;
+		c) extra=(-Wl,--no-cache -Wl,--registration=c) ;;
+		warm) extra=(-Wl,--cache-dir="$W/nvcc-cache") ;;
+		esac
+		clang++-19 "$@" -L"$STUBDIR" -lcudart -B "$B/compat" --cuda-path="$CUDA" "${extra[@]}" -o "$W/nv.ours"
+	}
+	echo
+	echo "| vendor library (sm_80, sm_90, compute_90 PTX), ${NVCC_REPS:-11} pairs | nvcc -dlink + host link s | offlink s | offlink / nvcc's, paired |"
+	echo "|---|---:|---:|---:|"
+	for row in "nvcc objects|cold" "nvcc objects|c" "nvcc objects|warm" "clang program + libvendor.a|cold" \
+		   "clang program + libvendor.a|warm"; do
+		what=${row%|*} how=${row#*|}
+		if [ "$what" = "nvcc objects" ]; then
+			ours=(off "$how" --offload-link "$dir/main.o" "$dir/v1.o" "$dir/v2.o" "$dir/v3.o")
+			theirs=(nvcc_path "$dir/main.o" "$dir/v1.o" "$dir/v2.o" "$dir/v3.o")
+		else
+			ours=(off "$how" --offload-new-driver -fgpu-rdc "$dir/app_clang.o" -L"$dir" -lvendor)
+			theirs=(nvcc_path "$dir/app_nvcc.o" "$dir/v1.o" "$dir/v2.o" "$dir/v3.o")
+		fi
+		[ "$how" = warm ] && { rm -rf "$W/nvcc-cache"; "${ours[@]}" >/dev/null 2>&1; }
+		: >"$W/t.ours"; : >"$W/t.llvm"; : >"$W/t.pair"
+		for ((i = 0; i < ${NVCC_REPS:-11}; i++)); do
+			t0=$(now); "${theirs[@]}" >/dev/null 2>&1 || { echo "nvcc: nvcc's path fails" >&2; exit 1; }
+			l=$(elapsed "$t0"); echo "$l" >>"$W/t.llvm"
+			OUT_TOOL=nvcc ok || { echo "nvcc: nvcc's program is wrong" >&2; exit 1; }
+			t0=$(now); "${ours[@]}" >/dev/null 2>&1 || { echo "nvcc: offlink fails: ${ours[*]}" >&2; exit 1; }
+			o=$(elapsed "$t0"); echo "$o" >>"$W/t.ours"
+			OUT_TOOL=ours ok || { echo "nvcc: offlink's program is wrong" >&2; exit 1; }
+			awk -v o="$o" -v l="$l" 'BEGIN { printf "%.4f\n", o / l }' >>"$W/t.pair"
+		done
+		label="$what, offlink $how"
+		[ "$how" = cold ] && label="$what, offlink --no-cache"
+		[ "$how" = c ] && label="$what, offlink --no-cache --registration=c"
+		[ "$how" = warm ] && label="$what, offlink, cache warm"
+		printf '| %s | %.3f | %.3f | %.2f |\n' "$label" "$(median <"$W/t.llvm")" "$(median <"$W/t.ours")" \
+			"$(median <"$W/t.pair")"
+	done
 fi
 
 # ---- device-symbol resolution ----

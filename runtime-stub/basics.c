@@ -72,9 +72,39 @@ void check_name(const char *what, const char *name)
 		stub_fail(what, "%s name", i ? "unterminated" : "empty");
 }
 
+/* Every copy of the stub -- liboffstub.so, the libcudart, libomptarget
+ * and libamdhip64 named ones -- exports this one symbol beyond the
+ * runtimes' (offstub.map, cudart.map), so that a copy can tell another
+ * copy from a runtime. */
+const char offstub_copy[] = "offlink's runtime stub";
+
+/* Whether the object that defines p is a copy of the stub: one that
+ * defines offstub_copy itself (not through its dependencies). */
+static int in_a_stub(void *p)
+{
+	Dl_info at, marker;
+	void *h, *m;
+	int stub = 0;
+
+	if (!dladdr(p, &at) || !at.dli_fname || !*at.dli_fname)
+		return 0;
+	if (!(h = dlopen(at.dli_fname, RTLD_LAZY | RTLD_NOLOAD)))
+		return 0;
+	m = dlsym(h, "offstub_copy");
+	stub = m && dladdr(m, &marker) && marker.dli_fbase == at.dli_fbase;
+	dlclose(h);
+	return stub;
+}
+
+/* The real runtime's definition of name.  Another copy of the stub after
+ * this one (liboffstub.so preloaded into a program linked with the
+ * stub's libcudart) is not a runtime: each record would be logged twice
+ * and each handle mapped to the other copy's. */
 void *stub_next_symbol(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	void *p = dlsym(RTLD_NEXT, name);
+
+	return p && in_a_stub(p) ? NULL : p;
 }
 
 /* One write of the whole line with O_APPEND: lines of concurrent

@@ -31,6 +31,12 @@ struct kernel {
 	const char *name;
 };
 
+/* A plain (not compressed) ELF entry of a registered fat binary. */
+struct elf_image {
+	const uint8_t *p;
+	size_t size;
+};
+
 /* What a handle the program holds points at. */
 struct registration {
 	uint32_t tag;
@@ -40,6 +46,8 @@ struct registration {
 	struct record r;
 	struct kernel *kernels;
 	size_t nkernels, cap;
+	struct elf_image *elfs;   /* where managed variables' initial values are */
+	size_t nelfs;
 	struct registration *next;
 };
 
@@ -95,8 +103,9 @@ static struct registration *registration_of(void **handle, const char *call)
  * {u16 kind (1 PTX, 2 ELF), u16, u32 header size, u64 payload size, ...,
  * u32 arch at 28, u64 flags at 40 (0x2000, 0x8000: compressed)} and its
  * payload. */
-static void record_fatbinary(struct record *r, const uint8_t *p)
+static void record_fatbinary(struct registration *g, const uint8_t *p)
 {
+	struct record *r = &g->r;
 	uint64_t total, off;
 
 	if (le32(p) != 0xba55ed50u || le16(p + 4) != 1)
@@ -137,6 +146,14 @@ static void record_fatbinary(struct record *r, const uint8_t *p)
 			stub_fail("fatbinary", "ELF entry at %llu for %s is not ELF",
 				  (unsigned long long)off, declared);
 		record_image(r, e + hsize, size, what, declared, "nvptx64-nvidia-cuda");
+		if (kind == 2 && !(flags & 0xa000)) {
+			struct elf_image *v = realloc(g->elfs, (g->nelfs + 1) * sizeof(*v));
+
+			if (!v)
+				stub_fail("fatbinary", "out of memory");
+			g->elfs = v;
+			g->elfs[g->nelfs++] = (struct elf_image){ e + hsize, (size_t)size };
+		}
 		off += hsize + size;
 	}
 }
@@ -244,7 +261,7 @@ static void **register_fatbinary(const void *wrapper_ptr, int hip)
 	if (hip)
 		record_bundle(&g->r, w->data);
 	else
-		record_fatbinary(&g->r, w->data);
+		record_fatbinary(g, w->data);
 	if (w->version == 2) {
 		const void *const *prelinked = w->unused;
 		size_t n = 0;
@@ -328,6 +345,30 @@ static void add_variable(struct registration *g, const char *call, const void *h
 	if ((ext != 0 && ext != 1) || (constant != 0 && constant != 1))
 		stub_fail(call, "%s %s with extern %d, constant %d", kind, name, ext, constant);
 	record_entry(&g->r, name, size, 0, kind, ext, constant);
+}
+
+/* A managed variable's memory, without a runtime.  clang's registration
+ * passes the variable's initial value as its device address, and the
+ * program can read that.  nvcc's passes the variable's name as both its
+ * device address and its name (the same string, crt/host_runtime.h's
+ * __cudaRegisterManagedVariable): the initial value is then only in the
+ * device code, so it is read from the registered image (an uncompressed
+ * cubin defining the variable), zeros if none does. */
+static void *managed_copy(struct registration *g, const char *name, size_t size)
+{
+	uint8_t *copy = calloc(1, size ? size : 1);
+	const uint8_t *data;
+	size_t len;
+
+	if (!copy)
+		stub_fail("__cudaRegisterManagedVar", "out of memory");
+	for (size_t i = 0; i < g->nelfs; i++)
+		if (image_variable(g->elfs[i].p, g->elfs[i].size, name, &data, &len)) {
+			if (data)
+				memcpy(copy, data, len < size ? len : size);
+			break;
+		}
+	return copy;
 }
 
 void **__cudaRegisterFatBinary(const void *wrapper);
@@ -419,12 +460,14 @@ void __cudaRegisterManagedVar(void **handle, void **host_var_ptr, char *device_a
 	add_variable(g, "__cudaRegisterManagedVar", host_var_ptr, name, "managed", size, ext,
 		     constant);
 	real = g->real;
+	/* (without a runtime: the variable's memory is its initial value) */
+	if (!real || !next___cudaRegisterManagedVar())
+		*host_var_ptr = device_address == name ? managed_copy(g, name, size)
+						       : device_address;
 	unlock_state();
 	if (real && next___cudaRegisterManagedVar())
 		next___cudaRegisterManagedVar()(real, host_var_ptr, device_address, name, ext,
 						size, constant, global);
-	else
-		*host_var_ptr = device_address;
 }
 
 void **__hipRegisterFatBinary(const void *wrapper);
@@ -737,7 +780,8 @@ int __cudaGetKernel(void **kernel, const void *host_function)
 	return rc;
 }
 
-static const void *kernel_host_function(const char *call, void *kernel)
+/* The host function of a kernel handle __cudaGetKernel gave, or NULL. */
+static const void *kernel_host_function(void *kernel)
 {
 	const void *f = NULL;
 
@@ -746,26 +790,34 @@ static const void *kernel_host_function(const char *call, void *kernel)
 		if (kernel_handles[i].handle == kernel)
 			f = kernel_handles[i].host_function;
 	unlock_state();
-	if (!f)
-		stub_fail(call, "a launch of kernel handle %p, which __cudaGetKernel did not give",
-			  kernel);
 	return f;
 }
 
+/* With a real runtime after the stub, a handle the stub never saw is the
+ * runtime's business: its __cudaGetKernel failed (no device: CUDA 13's
+ * then leaves the host stub's address, or nothing, in the handle, and
+ * nvcc's code launches with it anyway), and its __cudaLaunchKernel
+ * answers with the same error.  Logged by name when the handle is a
+ * registered kernel's host function. */
 static int launch_by_handle(const char *call,
 			    int (*next)(void *, struct dim3, struct dim3, void **, size_t, void *),
 			    void *kernel, struct dim3 grid, struct dim3 block, void **args,
 			    size_t shared, void *stream)
 {
-	const void *f = kernel_host_function(call, kernel);
+	const void *f = kernel_host_function(kernel);
 
 	if (next) {
 		unsigned g[3] = { grid.x, grid.y, grid.z }, b[3] = { block.x, block.y, block.z };
+		const char *name = kernel_name(f ? f : kernel, 0);
 
 		stub_write_pending();
-		record_launch("cuda", kernel_name(f, 0), g, b);
+		if (name)
+			record_launch("cuda", name, g, b);
 		return next(kernel, grid, block, args, shared, stream);
 	}
+	if (!f)
+		stub_fail(call, "a launch of kernel handle %p, which __cudaGetKernel did not give",
+			  kernel);
 	return launch(call, 0, f, grid, block);
 }
 

@@ -201,23 +201,33 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The names of a CUDA ELF's kernels: global functions marked as entries
- * (st_other 0x10), sorted; every offset checked against the image. */
-size_t image_kernels(const void *start, size_t size, const char **names, size_t max)
+/* A CUDA ELF's section headers, checked against its size: their number
+ * (0 when it is not one, or they do not fit). */
+static unsigned cuda_sections(const uint8_t *p, size_t size, uint64_t *shoff,
+			      unsigned *shentsize)
 {
-	const uint8_t *p = start;
-	uint64_t shoff;
-	unsigned shentsize, shnum;
-	size_t n = 0;
+	unsigned shnum;
 
 	if (size < 64 || memcmp(p, "\177ELF", 4) || p[4] != 2 || p[5] != 1 ||
 	    le16(p + 18) != EM_CUDA)
 		return 0;
-	shoff = le64(p + 40);
-	shentsize = le16(p + 58);
+	*shoff = le64(p + 40);
+	*shentsize = le16(p + 58);
 	shnum = le16(p + 60);
-	if (shentsize < 64 || shoff > size || (uint64_t)shnum * shentsize > size - shoff)
+	if (*shentsize < 64 || *shoff > size || (uint64_t)shnum * *shentsize > size - *shoff)
 		return 0;
+	return shnum;
+}
+
+/* Each global or weak symbol of a CUDA ELF's symbol tables, with its
+ * name inside its string table, until fn returns nonzero (which this
+ * returns). */
+static int each_symbol(const uint8_t *p, size_t size,
+		       int (*fn)(void *ctx, const uint8_t *sym, const char *name), void *ctx)
+{
+	uint64_t shoff;
+	unsigned shentsize, shnum = cuda_sections(p, size, &shoff, &shentsize);
+
 	for (unsigned i = 0; i < shnum; i++) {
 		const uint8_t *sh = p + shoff + (uint64_t)i * shentsize, *str;
 		uint64_t off = le64(sh + 24), sz = le64(sh + 32), ent = le64(sh + 56);
@@ -232,15 +242,89 @@ size_t image_kernels(const void *start, size_t size, const char **names, size_t 
 		ssz = le64(str + 32);
 		if (soff > size || ssz > size - soff || !ssz || p[soff + ssz - 1])
 			continue;
-		for (uint64_t k = 1; k < sz / ent && n < max; k++) {
+		for (uint64_t k = 1; k < sz / ent; k++) {
 			const uint8_t *sym = p + off + k * ent;
 			uint32_t name = le32(sym);
+			int rc;
 
-			if ((sym[4] & 0xf) == STT_FUNC && (sym[4] >> 4) == STB_GLOBAL &&
-			    (sym[5] & 0x10) && le16(sym + 6) != SHN_UNDEF && name < ssz)
-				names[n++] = (const char *)p + soff + name;
+			if (((sym[4] >> 4) == STB_GLOBAL || (sym[4] >> 4) == STB_WEAK) &&
+			    le16(sym + 6) != SHN_UNDEF && name < ssz &&
+			    (rc = fn(ctx, sym, (const char *)p + soff + name)))
+				return rc;
 		}
 	}
-	qsort(names, n, sizeof(*names), by_name);
-	return n;
+	return 0;
+}
+
+struct kernel_list {
+	const char **names;
+	size_t n, max;
+};
+
+static int add_kernel_name(void *ctx, const uint8_t *sym, const char *name)
+{
+	struct kernel_list *k = ctx;
+
+	if ((sym[4] & 0xf) == STT_FUNC && (sym[5] & 0x10))
+		k->names[k->n++] = name;
+	return k->n == k->max;
+}
+
+/* The names of a CUDA ELF's kernels: global functions marked as entries
+ * (st_other 0x10), and weak ones (a template kernel is weak in code nvcc
+ * compiled with -rdc, and stays weak through nvlink), sorted; every
+ * offset checked against the image. */
+size_t image_kernels(const void *start, size_t size, const char **names, size_t max)
+{
+	struct kernel_list k = { names, 0, max };
+
+	if (max)
+		each_symbol(start, size, add_kernel_name, &k);
+	qsort(names, k.n, sizeof(*names), by_name);
+	return k.n;
+}
+
+struct value_query {
+	const uint8_t *p;
+	size_t size;
+	const char *name;
+	const uint8_t *data;
+	size_t len;
+	int found;
+};
+
+static int find_value(void *ctx, const uint8_t *sym, const char *name)
+{
+	struct value_query *q = ctx;
+	uint64_t shoff, value = le64(sym + 8), len = le64(sym + 16);
+	unsigned shentsize, shnum = cuda_sections(q->p, q->size, &shoff, &shentsize);
+	unsigned shndx = le16(sym + 6);
+	const uint8_t *sh;
+	uint64_t off, sz, addr;
+
+	if ((sym[4] & 0xf) != STT_OBJECT || strcmp(name, q->name) != 0 || shndx >= shnum)
+		return 0;
+	sh = q->p + shoff + (uint64_t)shndx * shentsize;
+	addr = le64(sh + 16);
+	off = le64(sh + 24);
+	sz = le64(sh + 32);
+	q->found = 1;
+	/* (NOBITS: zeros; otherwise the bytes, each bound checked) */
+	if (le32(sh + 4) == SHT_NOBITS || value < addr || value - addr > sz ||
+	    len > sz - (value - addr) || off > q->size || sz > q->size - off)
+		return 1;
+	q->data = q->p + off + (value - addr);
+	q->len = (size_t)len;
+	return 1;
+}
+
+int image_variable(const void *start, size_t size, const char *name, const uint8_t **data,
+		   size_t *len)
+{
+	struct value_query q = { start, size, name, NULL, 0, 0 };
+
+	each_symbol(start, size, find_value, &q);
+	*data = q.data;
+	*len = q.len;
+	return q.found;
 }

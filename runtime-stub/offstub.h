@@ -82,6 +82,12 @@ const char *image_arch(const void *start, size_t size, const char *declared_trip
  * max; 0 for anything else. */
 size_t image_kernels(const void *start, size_t size, const char **names, size_t max);
 
+/* Whether a CUDA ELF image defines the variable name (1); its initial
+ * bytes in *data, *len of them, or *data NULL when it starts as zeros
+ * (.nv.global, a NOBITS section). */
+int image_variable(const void *start, size_t size, const char *name, const uint8_t **data,
+		   size_t *len);
+
 struct ol_spirv_container;
 /* 1 and *c filled for a SPIR-V container (machine 205, format/
  * spirv_container.h), 0 for anything else; fails on a damaged one. */
@@ -97,8 +103,12 @@ uint64_t image_digest(const void *start, size_t size);
 int enclosing_binary(const void *start, size_t size, const char **triple,
 		     const char **arch);
 
+/* Exported by every copy of the stub, and by nothing else (basics.c). */
+extern const char offstub_copy[];
+
 /* The definition of `name` after this library's in the lookup order (the
- * real runtime's, when the stub is preloaded), or NULL. */
+ * real runtime's, when the stub is preloaded), or NULL; NULL too when
+ * that is another copy of the stub's. */
 void *stub_next_symbol(const char *name);
 
 /* Declares next_<name>(), the real runtime's <name> or NULL, looked up

@@ -68,6 +68,8 @@ if [ -x "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]; then
 	if "${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" -rdc=true -arch=sm_90 -c "$seeds/k.cu" -o "$seeds/nvcc_rdc.o"; then
 		objcopy -O binary --only-section=__nv_relfatbin "$seeds/nvcc_rdc.o" "$seeds/relfatbin.bin"
 	fi
+	# PTX text (fuzz_ptx_symbols)
+	"${CUDA_PATH:-/usr/local/cuda}/bin/nvcc" -rdc=true -arch=sm_90 -ptx "$seeds/k.cu" -o "$seeds/k.ptx" || true
 	rm -f "$seeds/k.cu"
 fi
 # The shapes of issue 39, made here: a bundle nested 8 deep whose entries
@@ -125,7 +127,7 @@ fuzz() {
 # The targets $jobs at a time, each for its whole fuzz_seconds on a CPU of
 # its own; every one runs, and every failure is reported.
 targets=(fuzz_offload_binary fuzz_input_scan fuzz_bitcode_symtab fuzz_bundle fuzz_offload_entries
-	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container fuzz_cuda_fatbin)
+	fuzz_wrapper_source fuzz_cache_parsers fuzz_spirv_container fuzz_cuda_fatbin fuzz_ptx_symbols)
 crashed=0
 for ((i = 0; i < ${#targets[@]}; i += jobs)); do
 	batch=("${targets[@]:i:jobs}")

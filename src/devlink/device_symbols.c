@@ -18,6 +18,7 @@
 #include "devlink/device_symbols.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"
+#include "format/ptx_symbols.h"
 #include "format/target_id.h"
 
 /* One distinct (kind, triple, arch) of the images. */
@@ -77,7 +78,14 @@ static enum ol_err on_bc(void *ctx, const struct bc_symbol *s, struct ol_diag *d
 	return OL_OK;
 }
 
-/* Images that are neither ELF nor bitcode (PTX text, fatbinaries) have
+static enum ol_err on_ptx(void *ctx, const struct ol_ptx_symbol *s, struct ol_diag *d)
+{
+	(void)d;
+	note(ctx, s->name, s->len, s->defined, s->weak);
+	return OL_OK;
+}
+
+/* Images that are neither ELF, bitcode nor PTX text (fatbinaries) have
  * no symbols offlink can read: symbols_state -1. */
 void ol_read_device_symbols(struct ol_image *img)
 {
@@ -97,6 +105,9 @@ void ol_read_device_symbols(struct ol_image *img)
 		if (ol_elf_for_each_global(&e, false, on_elf, img, &d) == OL_OK)
 			img->symbols_state = 1;
 		ol_elf_close(&e);
+	} else if (img->entry->image_kind == OB_IMG_PTX && ol_is_ptx(p, n)) {
+		if (ol_ptx_for_each_symbol(p, n, on_ptx, img, &d) == OL_OK)
+			img->symbols_state = 1;
 	}
 	if (img->defined.err || img->undefined.err)
 		img->symbols_state = -1;
@@ -104,15 +115,52 @@ void ol_read_device_symbols(struct ol_image *img)
 
 /* ---- targets ---- */
 
+/* "sm_90" or "compute_90" -> 90; 0 for anything else. */
+static unsigned nvptx_number(const char *arch)
+{
+	const char *p = !strncmp(arch, "sm_", 3) ? arch + 3
+			: !strncmp(arch, "compute_", 8) ? arch + 8 : NULL;
+	unsigned n = 0;
+
+	for (; p && *p; p++) {
+		if (*p < '0' || *p > '9' || n > 100000)
+			return 0;
+		n = n * 10 + (unsigned)(*p - '0');
+	}
+	return p ? n : 0;
+}
+
+/* nvcc's PTX (compute_<N>, extract/nvcc_rdc.h) meets code for any SM from
+ * N on, and any other PTX: ptxas compiles it for such an SM. */
+static bool ptx_meets(const char *a, const char *b)
+{
+	unsigned x = nvptx_number(a), y = nvptx_number(b);
+	bool pa = !strncmp(a, "compute_", 8), pb = !strncmp(b, "compute_", 8);
+
+	return x && y && (pa || pb) && ((pa && pb) || (pa ? x <= y : y <= x));
+}
+
+/* Kinds whose code can meet: the same, a kind-less image's, or OpenMP's
+ * NVPTX code and nvcc's (which joins OpenMP's links it is called from). */
+static bool kinds_meet(const struct ol_image *x, const struct ol_image *y)
+{
+	if (x->kind == y->kind || x->kind == OB_OFK_NONE || y->kind == OB_OFK_NONE)
+		return true;
+	return (x->nvcc_module && y->kind == OB_OFK_OPENMP) ||
+	       (y->nvcc_module && x->kind == OB_OFK_OPENMP);
+}
+
 static bool compatible(const struct target *a, const struct target *b)
 {
 	const struct ol_image *x = a->first, *y = b->first;
 
-	if (x->kind != y->kind && x->kind != OB_OFK_NONE && y->kind != OB_OFK_NONE)
+	if (!kinds_meet(x, y))
 		return false;
 	if (strcmp(x->triple, y->triple) != 0)
 		return false;
 	if (strcmp(x->arch, y->arch) == 0)
+		return true;
+	if ((x->nvcc_module || y->nvcc_module) && ptx_meets(x->arch, y->arch))
 		return true;
 	return a->tid_ok && b->tid_ok &&
 	       (ol_target_id_serves(&a->tid, &b->tid) || ol_target_id_serves(&b->tid, &a->tid));
@@ -121,8 +169,9 @@ static bool compatible(const struct target *a, const struct target *b)
 static size_t target_of(struct resolver *r, const struct ol_image *img)
 {
 	struct ol_link *l = r->l;
-	char *key = ol_arena_printf(&l->arena, "%d%c%s%c%s", (int)img->kind, 0, img->triple,
-				    0, img->arch);
+	/* (nvcc's code is a target of its own: it meets OpenMP's) */
+	char *key = ol_arena_printf(&l->arena, "%d%s%c%s%c%s", (int)img->kind,
+				    img->nvcc_module ? "nvcc" : "", 0, img->triple, 0, img->arch);
 	size_t len = key ? strlen(key) + 1 + strlen(img->triple) + 1 + strlen(img->arch) : 0;
 	uintptr_t *v = key ? ol_strmap_put(&r->target_index, key, len) : NULL;
 	struct target *t;

@@ -103,6 +103,28 @@ static bool thin_module(const struct ob_entry *e)
 	return bc_lto_kind(e->image, (size_t)e->image_size, &kind, &d) == OL_OK && kind == BC_LTO_THIN;
 }
 
+static bool listed(const char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* Whether img goes into g: nvcc's code into the links ol_nvcc_archs
+ * chose for it (CUDA's, and OpenMP's that call it); any other image into
+ * the groups of its kind and triple its code serves. */
+static bool joins(const struct ol_image *img, const struct ol_group *g)
+{
+	if (!img->taken || strcmp(img->triple, g->triple) != 0)
+		return false;
+	if (img->nvcc_module)
+		return (g->kind == OB_OFK_CUDA && listed(img->nvcc_cuda, img->nnvcc_cuda, g->arch)) ||
+		       (g->kind == OB_OFK_OPENMP &&
+			listed(img->nvcc_openmp, img->nnvcc_openmp, g->arch));
+	return (img->kind == g->kind || img->kind == OB_OFK_NONE) && serves(img->arch, g->arch);
+}
+
 static enum ol_err fill_group(struct ol_link *l, struct ol_group *g)
 {
 	g->images = ol_arena_array(&l->arena, l->nimages ? l->nimages : 1,
@@ -113,9 +135,7 @@ static enum ol_err fill_group(struct ol_link *l, struct ol_group *g)
 	for (size_t i = 0; i < l->nimages; i++) {
 		struct ol_image *img = &l->images[i];
 
-		if (!img->taken || strcmp(img->triple, g->triple) != 0 ||
-		    (img->kind != g->kind && img->kind != OB_OFK_NONE) ||
-		    !serves(img->arch, g->arch))
+		if (!joins(img, g))
 			continue;
 		g->images[g->nimages++] = img;
 		if (img->entry->image_kind == OB_IMG_BITCODE) {
@@ -185,25 +205,32 @@ static enum ol_err override_groups(struct ol_link *l)
 
 enum ol_err ol_group_images(struct ol_link *l)
 {
-	size_t kept = 0;
+	size_t kept = 0, most = 1;
+	enum ol_err rc;
 
 	if (l->opt.override_images.n)
 		return override_groups(l);
-	if (ol_nvcc_archs(l))
-		return OL_E_REPORTED;
-
-	l->groups = calloc(l->nimages ? l->nimages : 1, sizeof(*l->groups));
+	if ((rc = ol_nvcc_archs(l)))
+		return rc;
+	for (size_t i = 0; i < l->nimages; i++)
+		most += l->images[i].nvcc_module ? l->images[i].nnvcc_cuda : 1;
+	l->groups = calloc(most, sizeof(*l->groups));
 	if (!l->groups)
 		return OL_E_NOMEM;
 	for (size_t i = 0; i < l->nimages; i++) {
 		struct ol_image *img = &l->images[i];
+		/* (nvcc's code: a group per CUDA SM it was chosen for; the
+		 * OpenMP groups it joins are their own code's) */
+		size_t n = img->nvcc_module ? img->nnvcc_cuda : 1;
 
-		if (!img->taken || img->kind == OB_OFK_NONE ||
-		    find_group(l, img->kind, img->triple, img->arch))
-			continue;
-		l->groups[l->ngroups++] = (struct ol_group){
-			.kind = img->kind, .triple = img->triple, .arch = img->arch,
-		};
+		for (size_t k = 0; img->taken && img->kind != OB_OFK_NONE && k < n; k++) {
+			const char *arch = img->nvcc_module ? img->nvcc_cuda[k] : img->arch;
+
+			if (!find_group(l, img->kind, img->triple, arch))
+				l->groups[l->ngroups++] = (struct ol_group){
+					.kind = img->kind, .triple = img->triple, .arch = arch,
+				};
+		}
 	}
 	/* Decide every group against the full set before compacting. */
 	for (size_t i = 0; i < l->ngroups; i++)

@@ -25,6 +25,22 @@ static bool consumed(const struct ol_link *l, size_t arg)
 	return false;
 }
 
+/* CUDA's device runtime offlink added (cuda_devrt.c), when its module is
+ * linked: after the registration objects, whose reference to the
+ * module's __fatbinwrap<ID> takes its host object, as nvcc's link line
+ * has -lcudadevrt. */
+static void push_wrappers(struct ol_link *l, struct ol_cmd *c)
+{
+	bool devrt = false;
+
+	for (size_t k = 0; k < l->nwrappers; k++)
+		ol_strvec_push(&c->argv, l->wrappers[k].object_path);
+	for (size_t i = 0; l->cuda_devrt && i < l->nimages && !devrt; i++)
+		devrt = l->images[i].taken && l->images[i].input == l->cuda_devrt;
+	if (devrt)
+		ol_strvec_push(&c->argv, l->cuda_devrt->path);
+}
+
 static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
 				 const char *out_path)
 {
@@ -35,8 +51,7 @@ static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
 		const char *a = l->host_args.v[i];
 
 		if (i == l->wrappers_at)
-			for (size_t k = 0; k < l->nwrappers; k++)
-				ol_strvec_push(&c->argv, l->wrappers[k].object_path);
+			push_wrappers(l, c);
 		if (consumed(l, i))
 			continue;
 		if (ol_host_file_arg(l, i))
@@ -48,8 +63,7 @@ static enum ol_err build_command(struct ol_link *l, struct ol_cmd *c,
 			ol_strvec_push(&c->argv, a);
 	}
 	if (l->wrappers_at >= l->host_args.n)
-		for (size_t k = 0; k < l->nwrappers; k++)
-			ol_strvec_push(&c->argv, l->wrappers[k].object_path);
+		push_wrappers(l, c);
 	return c->argv.err || !c->step ? OL_E_NOMEM : OL_OK;
 }
 

@@ -164,8 +164,8 @@ static enum ol_err resolve_items(struct ol_link *l)
 	bool whole = false, bstatic = false;
 	int group = -1;
 
-	/* + the device runtime a relocatable link may add */
-	l->inputs = calloc(l->nitems + l->opt.bitcode_libraries.n + 1,
+	/* + the device runtimes offlink may add (OL_IMPLICIT_INPUTS) */
+	l->inputs = calloc(l->nitems + l->opt.bitcode_libraries.n + OL_IMPLICIT_INPUTS,
 			   sizeof(*l->inputs));
 	if (!l->inputs)
 		return OL_E_NOMEM;
@@ -347,10 +347,34 @@ static enum ol_err scan_nvcc(struct section_ctx *c, struct ol_diag *d)
 		return d->code;
 	}
 	struct ol_origin o = { c->file, c->member, "__nv_relfatbin", m.fatbin_offset, false };
+	size_t first = c->scan->l->nimages;
 	enum ol_err rc = on_binary(c->scan, &o, &b, d);
 
 	ob_binary_free(&b);
+	for (size_t i = first; !rc && i < c->scan->l->nimages; i++)
+		c->scan->l->images[i].nvcc_module =
+			ob_entry_get(c->scan->l->images[i].entry, OL_NVCC_MODULE_KEY);
 	return rc;
+}
+
+struct def_ctx {
+	struct scan_ctx *scan;
+	const char *origin;
+};
+
+static enum ol_err on_def(void *ctx, const char *id, struct ol_diag *d)
+{
+	struct def_ctx *c = ctx;
+	struct ol_link *l = c->scan->l;
+	struct ol_nvcc_def *v = ol_grow(l->nvcc_defs, l->nnvcc_defs, &l->capnvcc_defs,
+					sizeof(*v), 8);
+
+	if (!v)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	l->nvcc_defs = v;
+	l->nvcc_defs[l->nnvcc_defs++] = (struct ol_nvcc_def){
+		ol_arena_strdup(&l->arena, id), c->origin, c->scan->input, c->scan->member };
+	return OL_OK;
 }
 
 static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
@@ -363,9 +387,13 @@ static void scan_elf(struct ol_link *l, struct scan_ctx *sc, const char *file,
 
 	ol_diag_clear(&d);
 	if (ol_elf_open(&e, p, n, &d) == OL_OK) {
+		struct def_ctx dc = { sc, member ? ol_arena_printf(&l->arena, "%s(%s)", file, member)
+						 : file };
+
 		if (ol_elf_for_each_section(&e, on_section, &c, &d) == OL_OK &&
-		    e.ehdr.e_type == ET_REL && ol_elf_managed_vars(&e, on_managed, sc, &d) == OL_OK)
-			scan_nvcc(&c, &d);
+		    e.ehdr.e_type == ET_REL && ol_elf_managed_vars(&e, on_managed, sc, &d) == OL_OK &&
+		    scan_nvcc(&c, &d) == OL_OK)
+			ol_nvcc_registered(&c.nvcc, on_def, &dc, &d);
 		note_producer(l, &e, first_image);
 		ol_elf_close(&e);
 	}
@@ -550,6 +578,7 @@ enum ol_err ol_add_relocatable_runtime(struct ol_link *l)
 	static const char lib[] = "libomptarget.devicertl.a";
 	bool gpu = false;
 	struct ol_input *in;
+	const char *path;
 
 	if (!l->opt.relocatable)
 		return OL_OK;
@@ -564,24 +593,34 @@ enum ol_err ol_add_relocatable_runtime(struct ol_link *l)
 	}
 	if (!gpu)
 		return OL_OK;
-	in = &l->inputs[l->ninputs];
-	memset(in, 0, sizeof(*in));
-	in->group = -1;
-	in->path = ol_clang_library(l, lib);
-	if (!in->path) {
+	path = ol_clang_library(l, lib);
+	if (!path) {
 		ol_link_warnf(l, "-r: OpenMP GPU code, but no %s beside clang: pass -l%s "
 				 "and its -L directory", lib, "omptarget.devicertl");
 		return OL_OK;
 	}
+	/* Its members are device code only: taken for the symbols linked
+	 * device code needs. */
+	return ol_add_implicit_input(l, path, &in);
+}
+
+enum ol_err ol_add_implicit_input(struct ol_link *l, const char *path, struct ol_input **added)
+{
+	struct ol_input *in = &l->inputs[l->ninputs];
+
+	*added = NULL;
+	memset(in, 0, sizeof(*in));
+	in->group = -1;
+	in->implicit = true;
+	in->path = path;
 	open_input(l, in);
 	if (in->type == INPUT_MISSING)
 		return l->nerrors ? OL_E_REPORTED : OL_OK;
 	l->ninputs++;
 	scan_one(l, in);
-	/* Its members are device code only: taken for the symbols linked
-	 * device code needs. */
 	if (l->nerrors)
 		return OL_E_REPORTED;
+	*added = in;
 	return ol_resolve_device_symbols(l);
 }
 

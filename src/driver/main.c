@@ -265,6 +265,8 @@ static enum ol_err link_program(struct ol_link *l)
 	/* the LLVM release whose tools link this device code */
 	PHASE(l, ol_choose_llvm);
 	PHASE(l, ol_add_relocatable_runtime);
+	/* nvcc's code calling CUDA's device runtime: libcudadevrt.a, as nvcc */
+	PHASE(l, ol_add_cuda_device_runtime);
 	PHASE(l, ol_group_images);
 	PHASE(l, ol_find_tools);
 	PHASE(l, ol_plan_device_links);
@@ -395,6 +397,7 @@ static void link_free(struct ol_link *l)
 	free(l->groups);
 	free(l->images);
 	free(l->managed);
+	free(l->nvcc_defs);
 	free(l->binaries);
 	free(l->inputs);
 	free(l->items);

@@ -69,10 +69,15 @@ void ol_print_plan(struct ol_link *l)
 		for (size_t k = 0; k < g->nimages; k++) {
 			const struct ol_image *img = g->images[k];
 
-			ol_message("offlink", NULL, "    %-9s %9llu  %s  (%s)",
+			/* (nvcc's PTX for a newer SM, or its code in OpenMP's
+			 * link: the code's own arch) */
+			bool other = img->nvcc_module && strcmp(img->arch, g->arch) != 0;
+
+			ol_message("offlink", NULL, "    %-9s %9llu  %s%s%s%s  (%s)",
 				ob_image_kind_name(img->entry->image_kind),
 				(unsigned long long)img->entry->image_size,
-				img->origin, img->why);
+				img->origin, other ? " [" : "", other ? img->arch : "",
+				other ? "]" : "", img->why);
 		}
 	}
 	for (size_t i = 0; i < l->nwrappers; i++) {

@@ -21,10 +21,55 @@ void ol_nvcc_note_section(struct ol_nvcc_sections *f, const struct ol_elf_sectio
 	}
 }
 
+static bool is_def(const char *s, size_t n)
+{
+	return n > 4 && memcmp(s, "def ", 4) == 0;
+}
+
+/* The strings of __nv_module_id, each with its NUL inside the section
+ * (empty ones, padding, skipped): fn(ctx, s, n, offset) until it returns
+ * an error. */
+static enum ol_err each_id_string(const struct ol_nvcc_sections *f,
+				  enum ol_err (*fn)(void *ctx, const char *s, size_t n,
+						    uint64_t offset, struct ol_diag *d),
+				  void *ctx, struct ol_diag *d)
+{
+	const char *p = (const char *)f->id.data;
+
+	for (size_t at = 0; p && at < f->id.size;) {
+		size_t n = strnlen(p + at, f->id.size - at);
+
+		if (n == f->id.size - at)
+			return ol_diag_at(d, OL_E_UNTERMINATED, f->id.shdr.sh_offset + at,
+					  "__nv_module_id", "a string without its NUL");
+		if (n && fn(ctx, p + at, n, f->id.shdr.sh_offset + at, d))
+			return d->code;
+		at += n + 1;
+	}
+	return OL_OK;
+}
+
+struct first_id {
+	const char *s;
+	size_t n;
+	uint64_t offset;
+};
+
+static enum ol_err note_first(void *ctx, const char *s, size_t n, uint64_t offset,
+			      struct ol_diag *d)
+{
+	struct first_id *f = ctx;
+
+	(void)d;
+	if (!f->s && !is_def(s, n))
+		*f = (struct first_id){ s, n, offset };
+	return OL_OK;
+}
+
 enum ol_err ol_nvcc_module_of(const struct ol_nvcc_sections *f, struct ol_nvcc_module *m,
 			      bool *found, struct ol_diag *d)
 {
-	size_t n;
+	struct first_id id = { 0 };
 
 	*found = false;
 	memset(m, 0, sizeof(*m));
@@ -34,14 +79,19 @@ enum ol_err ol_nvcc_module_of(const struct ol_nvcc_sections *f, struct ol_nvcc_m
 		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_module_id",
 				   "nvcc relocatable device code (__nv_relfatbin) without its "
 				   "module ID");
-	n = strnlen((const char *)f->id.data, f->id.size);
-	if (n == f->id.size || n >= sizeof(m->id) ||
-	    !ol_identifier_chars((const char *)f->id.data, n))
+	/* (the module's own ID; "def <ID>" strings say which modules the
+	 * object registers itself: an -r output's) */
+	if (each_id_string(f, note_first, &id, d))
+		return d->code;
+	if (!id.s)
 		return ol_diag_at(d, OL_E_BAD_FIELD, f->id.shdr.sh_offset, "__nv_module_id",
+				  "no module ID");
+	if (id.n >= sizeof(m->id) || !ol_identifier_chars(id.s, id.n))
+		return ol_diag_at(d, OL_E_BAD_FIELD, id.offset, "__nv_module_id",
 				  "the module ID is not a NUL-terminated identifier of at most %zu "
 				  "bytes", sizeof(m->id) - 1);
-	memcpy(m->id, f->id.data, n);
-	m->id[n] = '\0';
+	memcpy(m->id, id.s, id.n);
+	m->id[id.n] = '\0';
 	if (!f->fatbin.data)
 		return ol_diag_set(d, OL_E_BAD_ELF, "__nv_relfatbin", "the section has no contents");
 	m->fatbin = f->fatbin.data;
@@ -49,6 +99,39 @@ enum ol_err ol_nvcc_module_of(const struct ol_nvcc_sections *f, struct ol_nvcc_m
 	m->fatbin_offset = f->fatbin.shdr.sh_offset;
 	*found = true;
 	return OL_OK;
+}
+
+struct defs_ctx {
+	enum ol_err (*cb)(void *ctx, const char *id, struct ol_diag *d);
+	void *ctx;
+};
+
+static enum ol_err on_def(void *ctx, const char *s, size_t n, uint64_t offset,
+			  struct ol_diag *d)
+{
+	struct defs_ctx *c = ctx;
+	char id[256];
+
+	if (!is_def(s, n))
+		return OL_OK;
+	if (n - 4 >= sizeof(id) || !ol_identifier_chars(s + 4, n - 4))
+		return ol_diag_at(d, OL_E_BAD_FIELD, offset, "__nv_module_id",
+				  "\"def\" without a module ID of at most %zu bytes after it",
+				  sizeof(id) - 1);
+	memcpy(id, s + 4, n - 4);
+	id[n - 4] = '\0';
+	return c->cb(c->ctx, id, d);
+}
+
+enum ol_err ol_nvcc_registered(const struct ol_nvcc_sections *f,
+			       enum ol_err (*cb)(void *ctx, const char *id, struct ol_diag *d),
+			       void *ctx, struct ol_diag *d)
+{
+	struct defs_ctx c = { cb, ctx };
+
+	if (!f->has_id || !f->id.data)
+		return OL_OK;
+	return each_id_string(f, on_def, &c, d);
 }
 
 static enum ol_err on_section(void *ctx, const struct ol_elf_section *s, struct ol_diag *d)
@@ -140,27 +223,32 @@ enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 	free(spans);
 	if (rc)
 		goto out;
-	/* PTX where the module has a cubin of the same SM is what nvcc keeps
-	 * for newer GPUs (the driver's JIT); the link takes the cubin.  The
-	 * SMs with a cubin are marked once (take_entry bounds an SM by
-	 * SM_MAX), so this is linear in the entries, however many a file
-	 * declares. */
-	uint8_t has_cubin[SM_MAX / 8 + 1] = { 0 };
+	/* One cubin per SM and one PTX per virtual architecture (nvcc writes
+	 * one of each; a second is the same code again, and the first is
+	 * taken): marked once each (take_entry bounds an SM by SM_MAX), so
+	 * this is linear in the entries, however many a file declares, and a
+	 * module has at most two images an SM.  PTX beside a cubin of the
+	 * same SM stays: it is what a newer GPU's link compiles
+	 * (ol_nvcc_archs chooses). */
+	uint8_t seen[2][SM_MAX / 8 + 1] = { { 0 } };
 	size_t kept = 0;
 
-	for (size_t i = 0; i < np; i++)
-		if (pcs[i].image_kind == OB_IMG_CUBIN)
-			has_cubin[pcs[i].sm / 8] |= (uint8_t)(1u << pcs[i].sm % 8);
-	for (size_t i = 0; i < np; i++)
-		if (pcs[i].image_kind != OB_IMG_PTX ||
-		    !(has_cubin[pcs[i].sm / 8] & (1u << pcs[i].sm % 8)))
-			pcs[kept++] = pcs[i];
+	for (size_t i = 0; i < np; i++) {
+		unsigned sm = pcs[i].sm;
+		uint8_t *mark = seen[pcs[i].image_kind == OB_IMG_PTX];
+
+		if (mark[sm / 8] & (1u << sm % 8))
+			continue;
+		mark[sm / 8] |= (uint8_t)(1u << sm % 8);
+		pcs[kept++] = pcs[i];
+	}
 	np = kept;
 	/* the strings, after the code in the same buffer */
 	strings_at = buf.len;
 	for (size_t i = 0; i < np; i++)
-		rc |= ol_buf_printf(&buf, "triple%cnvptx64-nvidia-cuda%carch%csm_%u%c%s%c%s%c", 0, 0, 0,
-				    pcs[i].sm, 0, OL_NVCC_MODULE_KEY, 0, m->id, 0);
+		rc |= ol_buf_printf(&buf, "triple%cnvptx64-nvidia-cuda%carch%c%s_%u%c%s%c%s%c", 0, 0, 0,
+				    pcs[i].image_kind == OB_IMG_PTX ? "compute" : "sm", pcs[i].sm, 0,
+				    OL_NVCC_MODULE_KEY, 0, m->id, 0);
 	if (rc || !(b->entries = calloc(np ? np : 1, sizeof(*b->entries)))) {
 		rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 		goto out;

@@ -42,22 +42,34 @@ struct ol_nvcc_sections {
 
 void ol_nvcc_note_section(struct ol_nvcc_sections *f, const struct ol_elf_section *s);
 
+/* The modules the object registers itself: "def <ID>" in its
+ * __nv_module_id, which nvcc -dlink's object writes for each module it
+ * linked (it defines their __cudaRegisterLinkedBinary<ID>), and an -r
+ * output of offlink's holds; cb(ctx, id) for each.  A "def" without an
+ * identifier after it, or a string without its NUL, is an error naming
+ * the section. */
+enum ol_err ol_nvcc_registered(const struct ol_nvcc_sections *f,
+			       enum ol_err (*cb)(void *ctx, const char *id, struct ol_diag *d),
+			       void *ctx, struct ol_diag *d);
+
 /* As ol_elf_nvcc_module, from the sections a walk noted. */
 enum ol_err ol_nvcc_module_of(const struct ol_nvcc_sections *f, struct ol_nvcc_module *m,
 			      bool *found, struct ol_diag *d);
 
 /* Whether the relocatable object e holds nvcc relocatable device code
- * (*found); a module ID that is missing, empty, too long or not an
+ * (*found); its ID is the first string of __nv_module_id that is not
+ * "def <ID>".  A module ID that is missing, empty, too long or not an
  * identifier, or a fat binary without an ID, is an error naming the
  * section. */
 enum ol_err ol_elf_nvcc_module(struct ol_elf *e, struct ol_nvcc_module *m, bool *found,
 			       struct ol_diag *d);
 
 /* The module's device code as an offload binary of kind CUDA: one entry
- * per cubin (OB_IMG_CUBIN) and PTX (OB_IMG_PTX) of its fat binary,
- * decompressed, with triple nvptx64-nvidia-cuda, arch sm_<N> and
- * OL_NVCC_MODULE_KEY = the ID; b owns everything.  LTO IR (-dlto) is an
- * error: nvcc's device LTO is nvlink's alone. */
+ * per cubin (OB_IMG_CUBIN, arch sm_<N>) and per virtual architecture's
+ * PTX (OB_IMG_PTX, arch compute_<N>) of its fat binary, decompressed,
+ * with triple nvptx64-nvidia-cuda and OL_NVCC_MODULE_KEY = the ID; b owns
+ * everything.  LTO IR (-dlto) is an error: nvcc's device LTO is nvlink's
+ * alone. */
 enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 			   struct ol_diag *d);
 

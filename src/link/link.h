@@ -80,6 +80,8 @@ struct ol_input {
 	bool whole_archive; /* --whole-archive was on at its position */
 	int group;          /* index of its --start-group, or -1 */
 	bool loaded;        /* objects: always; archives: n/a */
+	bool implicit;      /* added by offlink, not named by the user: a
+			     * device runtime the device code needs */
 	struct ol_member *members;
 	size_t nmembers;
 	struct ol_ar_keep thin;     /* a thin archive's member files, mapped */
@@ -101,6 +103,14 @@ struct ol_image {
 	int symbols_state;      /* 0 unread, 1 read, -1 unknown */
 	unsigned producer;      /* the LLVM release of its object's clang, or 0 */
 	struct ol_strvec defined, undefined; /* its global device symbols */
+	/* nvcc's relocatable code (extract/nvcc_rdc.h): its module's ID, or
+	 * NULL; and the SMs of the links it goes into, which ol_nvcc_archs
+	 * decides in place of its arch: the program's CUDA links (a cubin's
+	 * own SM; each SM a PTX image is compiled for) and the OpenMP NVPTX
+	 * links whose code calls into it */
+	const char *nvcc_module;
+	const char **nvcc_cuda, **nvcc_openmp;
+	size_t nnvcc_cuda, nnvcc_openmp;
 };
 
 /* A managed variable of an LLVM 19 entry table: its initial value and the
@@ -111,6 +121,16 @@ struct ol_managed {
 	const char *pointer_symbol; /* NULL: not reachable from the wrapper */
 	struct ol_input *input;
 	struct ol_member *member;
+};
+
+/* A module an input registers itself (extract/nvcc_rdc.h,
+ * ol_nvcc_registered): the user's nvcc -dlink object (CMake's
+ * cmake_device_link.o), an -r output. */
+struct ol_nvcc_def {
+	const char *id;
+	const char *origin;         /* "dlink.o", "lib.a(dlink.o)" */
+	struct ol_input *input;
+	struct ol_member *member;   /* NULL unless from an archive */
 };
 
 struct ol_backend;
@@ -310,6 +330,12 @@ struct ol_link {
 	struct ol_strmap host_symbols;
 	struct ol_managed *managed;
 	size_t nmanaged, capmanaged;
+	struct ol_nvcc_def *nvcc_defs;
+	size_t nnvcc_defs, capnvcc_defs;
+	struct ol_input *cuda_devrt; /* CUDA's device runtime, when offlink
+				      * added it (driver/cuda_devrt.c): if its
+				      * module is linked, the host link takes
+				      * its host object too */
 	struct ol_group *groups;
 	size_t ngroups;
 	struct ol_wrapper *wrappers;

@@ -61,6 +61,44 @@ enum ol_err ol_find_tools(struct ol_link *l)
 	return OL_E_NOT_FOUND;
 }
 
+/* <root>/lib64/<name> or <root>/targets/<machine>-linux/lib/<name>, where
+ * CUDA installs its libraries. */
+static const char *library_in(struct ol_link *l, const char *root, const char *name)
+{
+	const char *t = l->opt.host_triple ? l->opt.host_triple : "x86_64";
+	int machine = (int)strcspn(t, "-");
+	const char *p = ol_arena_printf(&l->arena, "%s/lib64/%s", root, name);
+	char real[PATH_MAX];
+
+	if (p && realpath(p, real))
+		return ol_arena_strdup(&l->arena, real);
+	p = ol_arena_printf(&l->arena, "%s/targets/%.*s-linux/lib/%s", root, machine, t, name);
+	return p && realpath(p, real) ? ol_arena_strdup(&l->arena, real) : NULL;
+}
+
+const char *ol_find_cuda_library(struct ol_link *l, const char *name)
+{
+	const char *env = getenv("CUDA_PATH");
+	const char *dirs[3] = { l->opt.cuda_path, env && *env ? env : NULL, "/usr/local/cuda" };
+	const char *found = NULL;
+	char searched[512], *nvlink, *slash;
+
+	for (size_t i = 0; i < 3 && !found; i++)
+		if (dirs[i])
+			found = library_in(l, dirs[i], name);
+	/* (the CUDA whose nvlink is on PATH: <root>/bin/nvlink) */
+	if (!found && (nvlink = ol_find_cuda_tool(l, "nvlink", searched, sizeof(searched)))) {
+		if ((slash = strrchr(nvlink, '/')) && slash != nvlink) {
+			*slash = '\0';
+			if ((slash = strrchr(nvlink, '/')))
+				*slash = '\0';
+			found = library_in(l, *nvlink ? nvlink : "/", name);
+		}
+		free(nvlink);
+	}
+	return found;
+}
+
 char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, size_t len)
 {
 	const char *env = getenv("CUDA_PATH");

@@ -23,4 +23,9 @@ char *ol_clang_library(struct ol_link *l, const char *file);
  * searched, for the error message. */
 char *ol_find_cuda_tool(struct ol_link *l, const char *name, char *searched, size_t len);
 
+/* A CUDA library (libcudadevrt.a) in lib64 or targets/<machine>-linux/lib
+ * of the CUDA ol_find_cuda_tool finds its tools in, symlinks resolved,
+ * or NULL.  In l's arena. */
+const char *ol_find_cuda_library(struct ol_link *l, const char *name);
+
 #endif

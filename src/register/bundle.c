@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/message.h"
 #include "link/llvm_release.h"
@@ -46,7 +47,24 @@ struct ol_cmd *ol_wrapper_add_step(struct ol_link *l, struct ol_wrapper *w,
 	return c;
 }
 
-/* "release X.Y" in `fatbinary --version`, as X*10+Y; -1 if unknown. */
+/* Whether fatbinary sits in a CUDA of release 11 or later: <root>/bin
+ * beside <root>/version.json, which CUDA writes from 11.0 on (10 and
+ * older have version.txt). */
+static bool cuda_11_or_later(const char *fatbinary)
+{
+	const char *slash = strrchr(fatbinary, '/');
+	char path[4096];
+	struct stat st;
+
+	if (!slash || snprintf(path, sizeof(path), "%.*s/../version.json", (int)(slash - fatbinary),
+			       fatbinary) >= (int)sizeof(path))
+		return false;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* "release X.Y" in `fatbinary --version`, as X*10+Y; -1 if unknown.  A
+ * CUDA that says it is 11 or later by its version.json is not asked (a
+ * process, 3 ms of a link): 110. */
 static int cuda_version(const struct ol_link *l, const char *fatbinary)
 {
 	struct ol_run_opts o = l->run;
@@ -56,6 +74,8 @@ static int cuda_version(const struct ol_link *l, const char *fatbinary)
 	const char *r;
 	int major = -1, minor = 0;
 
+	if (cuda_11_or_later(fatbinary))
+		return 110;
 	ol_diag_clear(&d);
 	ol_strvec_push(&c.argv, fatbinary);
 	ol_strvec_push(&c.argv, "--version");
@@ -343,21 +363,8 @@ static enum ol_err nvcc_ids(struct ol_link *l, const struct ol_wrapper *w, const
 	return OL_OK;
 }
 
-/* Whether any of w's links took nvcc relocatable code. */
-static bool any_nvcc(const struct ol_wrapper *w)
-{
-	for (size_t g = 0; w->kind == OB_OFK_CUDA && g < w->ngroups; g++)
-		for (size_t i = 0; i < w->groups[g]->nimages; i++)
-			if (ob_entry_get(w->groups[g]->images[i]->entry, OL_NVCC_MODULE_KEY))
-				return true;
-	return false;
-}
-
 bool ol_bundle_asm_names_ok(struct ol_link *l, const struct ol_wrapper *w)
 {
-	/* (nvcc's modules are registered by the C form) */
-	if (any_nvcc(w))
-		return false;
 	if (l->new_entries)
 		return true; /* the pointers are in the entries: no names written */
 	for (size_t i = 0; i < l->nmanaged; i++) {

@@ -80,8 +80,13 @@ static bool is_linked(const struct ol_image *img)
 static enum ol_err rank_targets(const struct ol_link *l, bool densemap,
 				struct target **out, size_t **rank, size_t *count)
 {
-	struct target *t = calloc(l->nimages ? l->nimages : 1, sizeof(*t));
-	size_t *r = calloc(l->nimages ? l->nimages : 1, sizeof(*r)), n = 0;
+	size_t most = 1, n = 0;
+
+	for (size_t i = 0; i < l->nimages; i++)
+		most += l->images[i].nvcc_module ? l->images[i].nnvcc_cuda : 1;
+
+	struct target *t = calloc(most, sizeof(*t));
+	size_t *r = calloc(most, sizeof(*r));
 
 	if (!t || !r)
 		goto nomem;
@@ -93,11 +98,16 @@ static enum ol_err rank_targets(const struct ol_link *l, bool densemap,
 			if (!is_linked(img) || (!densemap && read_first(img) != (pass == 0)) ||
 			    (densemap && pass == 1))
 				continue;
-			while (k < n && !(strcmp(t[k].triple, img->triple) == 0 &&
-					  strcmp(t[k].arch, img->arch) == 0))
-				k++;
-			if (k == n)
-				t[n++] = (struct target){ img->triple, img->arch };
+			/* (nvcc's code: the SMs ol_nvcc_archs chose it for) */
+			for (size_t a = 0; a < (img->nvcc_module ? img->nnvcc_cuda : 1); a++) {
+				const char *arch = img->nvcc_module ? img->nvcc_cuda[a] : img->arch;
+
+				for (k = 0; k < n && !(strcmp(t[k].triple, img->triple) == 0 &&
+						       strcmp(t[k].arch, arch) == 0);)
+					k++;
+				if (k == n)
+					t[n++] = (struct target){ img->triple, arch };
+			}
 		}
 	}
 	for (size_t k = 0; k < n; k++)

@@ -30,6 +30,86 @@ static enum ol_err address(struct ol_buf *out, const char *reg, const char *sym)
 	return OL_OK;
 }
 
+/* reg := n, any 32-bit value (movz, then movk for the high half). */
+static enum ol_err immediate(struct ol_buf *out, const char *reg, size_t n)
+{
+	L("\tmovz %s, #%zu", reg, n & 0xffff);
+	if (n > 0xffff)
+		L("\tmovk %s, #%zu, lsl #16", reg, (n >> 16) & 0xffff);
+	return OL_OK;
+}
+
+/* nvcc's modules: each one's constructor calls
+ * __cudaRegisterLinkedBinary<ID>(callback, prelinked, module ID,
+ * dummy_ref); that function (global, a thunk) passes its index and its
+ * module's fat binary wrapper, referenced by name (through the GOT) so
+ * that the host linker takes the module's object, to
+ * __offlink_nvcc_arrive. */
+static enum ol_err nvcc_code(struct ol_buf *out, const struct asm_cuda_hip *p)
+{
+	char name[320];
+
+	for (size_t i = 0; i < p->nnvcc; i++) {
+		snprintf(name, sizeof(name), "__cudaRegisterLinkedBinary%s", p->nvcc_modules[i]);
+		L("\t.globl %s", name);
+		if (function_start(out, name))
+			return OL_E_NOMEM;
+		L("\tadrp x2, :got:__fatbinwrap%s", p->nvcc_modules[i]);
+		L("\tldr x2, [x2, :got_lo12:__fatbinwrap%s]", p->nvcc_modules[i]);
+		if (immediate(out, "x1", i))
+			return OL_E_NOMEM;
+		L("\tb __offlink_nvcc_arrive");
+		if (function_end(out, name))
+			return OL_E_NOMEM;
+	}
+	/* (callback x0, index x1, wrapper x2, dummy_ref x3) */
+	if (function_start(out, "__offlink_nvcc_arrive"))
+		return OL_E_NOMEM;
+	L("\tstp x29, x30, [sp, #-48]!");
+	L("\t.cfi_def_cfa_offset 48");
+	L("\tmov x29, sp");
+	L("\tstp x19, x20, [sp, #16]");
+	L("\tstr x21, [sp, #32]");
+	L("\t.cfi_offset w29, -48");
+	L("\t.cfi_offset w30, -40");
+	L("\t.cfi_offset w19, -32");
+	L("\t.cfi_offset w20, -24");
+	L("\t.cfi_offset w21, -16");
+	L("\tmov x19, x0");
+	L("\tmov x20, x1");
+	L("\tmov x21, x2");
+	/* dummy_ref(&defs[i]), as nvcc -dlink's code hands it its "def" */
+	if (address(out, "x0", "__offlink_nvcc_defs"))
+		return OL_E_NOMEM;
+	L("\tadd x0, x0, x20, lsl #3");
+	L("\tblr x3");
+	L("\tldr x9, [x21, #8]");
+	if (address(out, "x10", "__offlink_nvcc_prelinked"))
+		return OL_E_NOMEM;
+	L("\tstr x9, [x10, x20, lsl #3]");
+	if (address(out, "x10", "__offlink_nvcc_callback"))
+		return OL_E_NOMEM;
+	L("\tstr x19, [x10, x20, lsl #3]");
+	L("\tldr x21, [sp, #32]");
+	L("\tldp x19, x20, [sp, #16]");
+	L("\tldp x29, x30, [sp], #48");
+	L("\t.cfi_def_cfa_offset 0");
+	L("\tb __offlink_nvcc_count");
+	if (function_end(out, "__offlink_nvcc_arrive") ||
+	    function_start(out, "__offlink_nvcc_count") ||
+	    address(out, "x9", "__offlink_nvcc_arrived"))
+		return OL_E_NOMEM;
+	L("\tldr w10, [x9]");
+	L("\tadd w10, w10, #1");
+	L("\tstr w10, [x9]");
+	if (immediate(out, "x11", p->nnvcc + 1))
+		return OL_E_NOMEM;
+	L("\tcmp w10, w11");
+	L("\tb.eq __offlink_%s_register", p->lower);
+	L("\tret");
+	return function_end(out, "__offlink_nvcc_count");
+}
+
 static enum ol_err omp_code(struct ol_buf *out, bool use_atexit)
 {
 	if (function_start(out, "__offlink_omp_register"))
@@ -253,6 +333,21 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	L("\tadd x20, x20, #%u", f->size);
 	L("\tb .L__offlink_%s_entry", p->lower);
 	L(".L__offlink_%s_done:", p->lower);
+	if (p->nnvcc) {
+		/* each nvcc module's callback(handle), in the order they came */
+		if (address(out, "x20", "__offlink_nvcc_callback") ||
+		    immediate(out, "x9", 8 * p->nnvcc))
+			return OL_E_NOMEM;
+		L("\tadd x21, x20, x9");
+		L(".L__offlink_nvcc_call:");
+		L("\tcmp x20, x21");
+		L("\tb.hs .L__offlink_nvcc_called");
+		L("\tldr x9, [x20], #8");
+		L("\tmov x0, x19");
+		L("\tblr x9");
+		L("\tb .L__offlink_nvcc_call");
+		L(".L__offlink_nvcc_called:");
+	}
 	if (!p->hip) {
 		L("\tmov x0, x19");
 		L("\tbl __cudaRegisterFatBinaryEnd");
@@ -278,7 +373,9 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 		return OL_E_NOMEM;
 	L("\tldr x0, [x9]");
 	L("\tb %sUnregisterFatBinary", p->prefix);
-	return function_end(out, name);
+	if (function_end(out, name))
+		return OL_E_NOMEM;
+	return p->nnvcc ? nvcc_code(out, p) : OL_OK;
 }
 
 const struct asm_arch asm_aarch64 = { "aarch64", omp_code, cuda_hip_code };

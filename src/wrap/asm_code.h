@@ -25,6 +25,10 @@ struct asm_cuda_hip {
 	bool new_entries;     /* 56-byte entries (LLVM 20+), else 32-byte */
 	size_t nmanaged;      /* pairs in __offlink_<lower>_managed (32-byte
 			       * entries: initial value -> pointer variable) */
+	/* CUDA: nvcc's relocatable modules (IDs of [A-Za-z0-9_]), each
+	 * registered against the same linked fat binary (wrapper.h) */
+	const char *const *nvcc_modules;
+	size_t nnvcc;
 };
 
 struct asm_arch {
@@ -38,8 +42,15 @@ struct asm_arch {
 	/* __offlink_<lower>_register and _unregister: register
 	 * __offlink_<lower>_fatbin_wrapper, keep the handle in
 	 * __offlink_<lower>_handle, register every entry of the entries
-	 * section as the C generator's code does (cuda_hip_wrapper.c), end
-	 * (CUDA), atexit(unregister). */
+	 * section as the C generator's code does (cuda_hip_wrapper.c), call
+	 * nvcc's modules' callbacks (__offlink_nvcc_callback), end (CUDA),
+	 * atexit(unregister).  With nvcc's modules also
+	 * __cudaRegisterLinkedBinary<ID> for each (global): keep its
+	 * callback and its fat binary (__fatbinwrap<ID>'s data, in
+	 * __offlink_nvcc_prelinked), pass &__offlink_nvcc_defs[i] to its
+	 * dummy_ref, count it in; and __offlink_nvcc_count, which counts
+	 * one arrival (the constructor's is one) and, at the last of
+	 * nnvcc + 1, registers. */
 	enum ol_err (*cuda_hip_code)(struct ol_buf *out, const struct asm_cuda_hip *p);
 };
 

@@ -156,6 +156,69 @@ static enum ol_err surface_texture(struct ol_buf *out, const struct asm_cuda_hip
 	return OL_OK;
 }
 
+/* nvcc's modules: each one's constructor calls
+ * __cudaRegisterLinkedBinary<ID>(callback, prelinked, module ID,
+ * dummy_ref); that function (global, a thunk) passes its index and its
+ * module's fat binary wrapper, referenced by name so that the host linker
+ * takes the module's object, to __offlink_nvcc_arrive. */
+static enum ol_err nvcc_code(struct ol_buf *out, const struct asm_cuda_hip *p)
+{
+	char name[320];
+
+	for (size_t i = 0; i < p->nnvcc; i++) {
+		snprintf(name, sizeof(name), "__cudaRegisterLinkedBinary%s", p->nvcc_modules[i]);
+		L("\t.globl %s", name);
+		if (function_start(out, name))
+			return OL_E_NOMEM;
+		L("\tmovq __fatbinwrap%s@GOTPCREL(%%rip), %%rdx", p->nvcc_modules[i]);
+		L("\tmovl $%zu, %%esi", i);
+		L("\tjmp __offlink_nvcc_arrive");
+		if (function_end(out, name))
+			return OL_E_NOMEM;
+	}
+	/* (callback rdi, index esi, wrapper rdx, dummy_ref rcx) */
+	if (function_start(out, "__offlink_nvcc_arrive"))
+		return OL_E_NOMEM;
+	L("\tpushq %%rbx");
+	L("\t.cfi_def_cfa_offset 16");
+	L("\t.cfi_offset %%rbx, -16");
+	L("\tpushq %%r12");
+	L("\t.cfi_def_cfa_offset 24");
+	L("\t.cfi_offset %%r12, -24");
+	L("\tpushq %%r13");
+	L("\t.cfi_def_cfa_offset 32");
+	L("\t.cfi_offset %%r13, -32");
+	L("\tmovq %%rdi, %%rbx");
+	L("\tmovl %%esi, %%r12d");
+	L("\tmovq %%rdx, %%r13");
+	/* dummy_ref(&defs[i]), as nvcc -dlink's code hands it its "def" */
+	L("\tleaq __offlink_nvcc_defs(%%rip), %%rdi");
+	L("\tleaq (%%rdi,%%r12,8), %%rdi");
+	L("\tcall *%%rcx");
+	L("\tmovq 8(%%r13), %%rax");
+	L("\tleaq __offlink_nvcc_prelinked(%%rip), %%rdx");
+	L("\tmovq %%rax, (%%rdx,%%r12,8)");
+	L("\tleaq __offlink_nvcc_callback(%%rip), %%rdx");
+	L("\tmovq %%rbx, (%%rdx,%%r12,8)");
+	L("\tpopq %%r13");
+	L("\t.cfi_def_cfa_offset 24");
+	L("\tpopq %%r12");
+	L("\t.cfi_def_cfa_offset 16");
+	L("\tpopq %%rbx");
+	L("\t.cfi_def_cfa_offset 8");
+	L("\tjmp __offlink_nvcc_count");
+	if (function_end(out, "__offlink_nvcc_arrive") ||
+	    function_start(out, "__offlink_nvcc_count"))
+		return OL_E_NOMEM;
+	L("\tmovl __offlink_nvcc_arrived(%%rip), %%eax");
+	L("\taddl $1, %%eax");
+	L("\tmovl %%eax, __offlink_nvcc_arrived(%%rip)");
+	L("\tcmpl $%zu, %%eax", p->nnvcc + 1);
+	L("\tje __offlink_%s_register", p->lower);
+	L("\tret");
+	return function_end(out, "__offlink_nvcc_count");
+}
+
 static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *p)
 {
 	const struct asm_layout *f = p->new_entries ? &asm_new_layout : &asm_old_layout;
@@ -239,6 +302,19 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	L("\taddq $%u, %%r12", f->size);
 	L("\tjmp .L__offlink_%s_entry", p->lower);
 	L(".L__offlink_%s_done:", p->lower);
+	if (p->nnvcc) {
+		/* each nvcc module's callback(handle), in the order they came */
+		L("\tleaq __offlink_nvcc_callback(%%rip), %%r12");
+		L("\tleaq __offlink_nvcc_callback+%zu(%%rip), %%r13", 8 * p->nnvcc);
+		L(".L__offlink_nvcc_call:");
+		L("\tcmpq %%r13, %%r12");
+		L("\tjae .L__offlink_nvcc_called");
+		L("\tmovq %%rbx, %%rdi");
+		L("\tcall *(%%r12)");
+		L("\taddq $8, %%r12");
+		L("\tjmp .L__offlink_nvcc_call");
+		L(".L__offlink_nvcc_called:");
+	}
 	if (!p->hip) {
 		L("\tmovq %%rbx, %%rdi");
 		L("\tcall __cudaRegisterFatBinaryEnd@PLT");
@@ -258,7 +334,9 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 		return OL_E_NOMEM;
 	L("\tmovq __offlink_%s_handle(%%rip), %%rdi", p->lower);
 	L("\tjmp %sUnregisterFatBinary@PLT", p->prefix);
-	return function_end(out, name);
+	if (function_end(out, name))
+		return OL_E_NOMEM;
+	return p->nnvcc ? nvcc_code(out, p) : OL_OK;
 }
 
 const struct asm_arch asm_x86_64 = { "x86_64", omp_code, cuda_hip_code };

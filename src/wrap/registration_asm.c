@@ -189,13 +189,42 @@ static const struct names cuda = { "cuda", "__cuda", ".nv_fatbin", ".nvFatBinSeg
 static const struct names hip = { "hip", "__hip", ".hip_fatbin", ".hipFatBinSegment",
 				  "hip_offloading_entries", 0x48495046, 4096 };
 
+/* nvcc's modules' data: where their relocatable fat binaries are listed
+ * for the version 2 wrapper (null-terminated), their callbacks, how many
+ * have come in (the constructor counts as one), and the "def <ID>" of
+ * each in __nv_module_id, as nvcc -dlink's object has them, with a table
+ * of their addresses for the modules' dummy_ref.  IDs are identifiers. */
+static enum ol_err nvcc_data(struct ol_buf *out, const struct wrap_cuda_hip *w)
+{
+	P("\t.type __offlink_nvcc_prelinked,%%object\n__offlink_nvcc_prelinked:\n"
+	  "\t.zero %zu\n\t.size __offlink_nvcc_prelinked, %zu\n",
+	  8 * (w->nnvcc + 1), 8 * (w->nnvcc + 1));
+	P("\t.type __offlink_nvcc_callback,%%object\n__offlink_nvcc_callback:\n"
+	  "\t.zero %zu\n\t.size __offlink_nvcc_callback, %zu\n", 8 * w->nnvcc, 8 * w->nnvcc);
+	P("\t.type __offlink_nvcc_arrived,%%object\n__offlink_nvcc_arrived:\n"
+	  "\t.zero 8\n\t.size __offlink_nvcc_arrived, 8\n");
+	if (section(out, "__nv_module_id", "a", "progbits", 1))
+		return OL_E_NOMEM;
+	for (size_t i = 0; i < w->nnvcc; i++)
+		P("\t.type __offlink_nvcc_def_%zu,%%object\n__offlink_nvcc_def_%zu:\n"
+		  "\t.asciz \"def %s\"\n\t.size __offlink_nvcc_def_%zu, %zu\n",
+		  i, i, w->nvcc_modules[i], i, strlen(w->nvcc_modules[i]) + 5);
+	if (section(out, ".data.rel.ro", "aw", "progbits", 8))
+		return OL_E_NOMEM;
+	P("__offlink_nvcc_defs:\n");
+	for (size_t i = 0; i < w->nnvcc; i++)
+		P("\t.quad __offlink_nvcc_def_%zu\n", i);
+	return OL_OK;
+}
+
 static enum ol_err cuda_hip(const struct wrap_cuda_hip *w, const struct asm_arch *a,
 			    struct ol_buf *out)
 {
 	const struct names *n = w->hip ? &hip : &cuda;
 	const char *entries = w->new_entries ? "llvm_offload_entries" : n->entries;
+	size_t nnvcc = w->hip ? 0 : w->nnvcc;
 	struct asm_cuda_hip p = { w->hip, n->lower, n->prefix, entries, w->new_entries,
-				  w->new_entries ? 0 : w->nmanaged };
+				  w->new_entries ? 0 : w->nmanaged, w->nvcc_modules, nnvcc };
 	char sym[64];
 
 	if (wrap_cuda_hip_comment(w, entries, a->name, out))
@@ -208,14 +237,19 @@ static enum ol_err cuda_hip(const struct wrap_cuda_hip *w, const struct asm_arch
 	if (blob(out, sym, NULL, 0, w->bundle_path, 0) ||
 	    section(out, n->wrapper_section, "aw", "progbits", 8))
 		return OL_E_NOMEM;
+	/* (version 2 where nvcc's modules are linked in: its last field lists
+	 * their relocatable fat binaries, as nvcc -dlink's wrapper does) */
 	P("\t.type __offlink_%s_fatbin_wrapper,%%object\n__offlink_%s_fatbin_wrapper:\n"
-	  "\t.long 0x%08x, 1\n\t.quad __offlink_%s_fatbin, 0\n"
+	  "\t.long 0x%08x, %d\n\t.quad __offlink_%s_fatbin, %s\n"
 	  "\t.size __offlink_%s_fatbin_wrapper, 24\n",
-	  n->lower, n->lower, n->magic, n->lower, n->lower);
+	  n->lower, n->lower, n->magic, nnvcc ? 2 : 1, n->lower,
+	  nnvcc ? "__offlink_nvcc_prelinked" : "0", n->lower);
 	if (section(out, ".bss", "aw", "nobits", 8))
 		return OL_E_NOMEM;
 	P("\t.type __offlink_%s_handle,%%object\n__offlink_%s_handle:\n\t.zero 8\n"
 	  "\t.size __offlink_%s_handle, 8\n", n->lower, n->lower, n->lower);
+	if (nnvcc && nvcc_data(out, w))
+		return OL_E_NOMEM;
 	if (entries_bounds(out, entries))
 		return OL_E_NOMEM;
 	if (p.nmanaged) {
@@ -237,7 +271,10 @@ static enum ol_err cuda_hip(const struct wrap_cuda_hip *w, const struct asm_arch
 	P("\n");
 	if (a->cuda_hip_code(out, &p))
 		return OL_E_NOMEM;
-	snprintf(sym, sizeof(sym), "__offlink_%s_register", n->lower);
+	/* (with nvcc's modules the constructor is one arrival of several:
+	 * the last registers) */
+	snprintf(sym, sizeof(sym), nnvcc ? "__offlink_nvcc_count" : "__offlink_%s_register",
+		 n->lower);
 	return constructor(out, sym);
 }
 
@@ -254,9 +291,11 @@ enum ol_err wrap_cuda_hip_asm(const struct wrap_cuda_hip *w, const struct asm_ar
 		    !wrap_asm_symbol_ok(w->managed[i].pointer_symbol))
 			return ol_diag_set(d, OL_E_UNSUPPORTED, "symbol name",
 					   "managed variable %zu: a name the assembly path does not write", i);
-	if (w->nnvcc) /* (nvcc's modules: the C form) */
-		return ol_diag_set(d, OL_E_UNSUPPORTED, NULL,
-				   "nvcc relocatable modules are registered by the C form");
+	/* (IDs reach symbol names as they are: nothing but [A-Za-z0-9_]) */
+	for (size_t i = 0; i < w->nnvcc; i++)
+		if (!ol_identifier_chars(w->nvcc_modules[i], strlen(w->nvcc_modules[i])))
+			return ol_diag_set(d, OL_E_BAD_FIELD, "nvcc module ID",
+					   "module %zu: not an identifier", i);
 	if (cuda_hip(w, a, out))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	return OL_OK;

@@ -80,7 +80,7 @@ struct wrap_cuda_hip {
 	size_t nmanaged;
 	/* CUDA: the IDs of nvcc's relocatable modules in the link (letters,
 	 * digits, '_': extract/nvcc_rdc.h), registered against the same
-	 * linked fat binary (C form only) */
+	 * linked fat binary */
 	const char *const *nvcc_modules;
 	size_t nnvcc;
 };

@@ -151,4 +151,25 @@ contains "$T/stderr" "fake nvlink: -arch=sm_80"
 contains "$T/stderr" "device link cuda nvptx64-nvidia-cuda sm_80 (nvlink): nvlink exited with status 7"
 [ ! -e prog.fake ] || fail "a failed link left prog.fake"
 no_leftovers .
+
+# fatbinary's release decides --image3 (CUDA 10 on) or LLVM 19's
+# --image=profile=: asked with --version (a process, 3 ms of a link)
+# unless the CUDA says it is 11 or later by its version.json
+mkdir -p fake2/bin
+printf '#!/bin/sh\ntouch "%s/asked"\necho "Cuda compilation tools, release 9.2, V9.2.148"\n' "$T" \
+	>fake2/bin/fatbinary
+chmod +x fake2/bin/fatbinary
+for json in no yes; do
+	rm -f asked
+	[ $json = yes ] && echo '{"cuda": {"version": "13.0.0"}}' >fake2/version.json
+	check "dry run ($json version.json)" clang-19 --offload-new-driver -fgpu-rdc -Wl,--cuda-path="$T/fake2" \
+		"${OBJS[@]}" -B "$COMPAT" -o prog.dry -Wl,--dry-run 2>dry_$json.txt
+	if [ $json = yes ]; then
+		[ ! -e asked ] || fail "fatbinary was asked its version beside a version.json"
+		contains dry_$json.txt "--image3=kind=elf,sm=80"
+	else
+		[ -e asked ] || fail "fatbinary was not asked its version"
+		contains dry_$json.txt "--image=profile=sm_80"
+	fi
+done
 echo "PASS: CUDA -fgpu-rdc, two kernel TUs, sm_80 + sm_90"

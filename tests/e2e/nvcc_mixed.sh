@@ -11,10 +11,11 @@
 #      runs on the stub's libcudart; the same objects linked by offlink
 #      register the same kernels, with the same kernels in the cubin.
 #   3. -r: clang --offload-link -r pre-links both; g++ links the program.
-#   4. An nvcc module without code for the program's SM is an error
-#      naming the object (and archive member) and the field; one with more
-#      SMs takes part in the program's; damaged relocatable device code is
-#      an error naming the file and the field.
+#   4. An nvcc module without code for the program's SM (an sm_80 cubin,
+#      no PTX) is an error naming the object (and archive member) and the
+#      field; one with more SMs takes part in the program's; damaged
+#      relocatable device code is an error naming the file and the field.
+#      (PTX for newer GPUs: e2e.nvcc_vendor.newer.)
 # ctest-parts: 19 22 nvcc
 # ctest-cost: 20
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
@@ -151,7 +152,7 @@ EOF
 	# errors
 	need clang-19
 	clang_object 19
-	check "nvcc sm_80" "$NVCC" -rdc=true -arch=sm_80 -c nv.cu -o nv80.o
+	check "nvcc sm_80" "$NVCC" -rdc=true -gencode arch=compute_80,code=sm_80 -c nv.cu -o nv80.o
 	ar rcs libnv80.a nv80.o
 	expect_status 1 clang++-19 --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" main.o cl19.o -L. -lnv80 \
 		nvonly.o -L"$STUBDIR" -lcudart -B "$COMPAT" -o wrongsm

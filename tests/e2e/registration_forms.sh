@@ -2,7 +2,8 @@
 # Issue 13: the registration without a compiler.  For x86_64 and aarch64
 # hosts offlink writes the registration as assembly; it must do exactly
 # what the C form (compiled by clang, which the other tests check against
-# the real runtimes and LLVM's links) does.  For OpenMP, CUDA and HIP,
+# the real runtimes and LLVM's links) does.  For OpenMP, CUDA, HIP and
+# CUDA with nvcc's relocatable modules (issue 38),
 # with LLVM 19's 32-byte and LLVM 20+'s 56-byte entries, both forms are
 # generated (tests/lib/regforms), built with a harness whose entry table
 # has every kind of entry the code handles and whose runtime functions
@@ -34,7 +35,7 @@ for arch in x86_64 aarch64; do
 	link=("${cc[@]}" -fuse-ld=lld)
 	assemblers=("llvm-mc-19 --triple=$arch-linux-gnu -filetype=obj")
 	command -v $arch-linux-gnu-as >/dev/null && assemblers+=("$arch-linux-gnu-as")
-	for kind in openmp cuda hip; do
+	for kind in openmp cuda hip nvcc; do
 		for layout in old new; do
 			d=$arch-$kind-$layout
 			mkdir -p $d
@@ -43,6 +44,7 @@ for arch in x86_64 aarch64; do
 			check "$d: generate" "$HELP/regforms" $kind $layout $arch $d "$file"
 			defs=()
 			[ $kind = hip ] && defs+=(-DHIP)
+			[ $kind = nvcc ] && defs+=(-DNVCC)
 			[ $layout = new ] && defs+=(-DNEW_ENTRIES)
 			harness=$H/harness_gpu.c
 			[ $kind = openmp ] && harness=$H/harness_omp.c
@@ -94,12 +96,36 @@ for arch in x86_64 aarch64; do
 					contains $d/c.out "RegisterFatBinaryEnd h"
 					grep -q "RegisterSurface\|RegisterTexture" $d/c.out && fail "$d: CUDA registered a surface"
 				fi
+				if [ $kind = nvcc ]; then
+					# both modules in, then the registration (version 2,
+					# their fat binaries listed), clang's entries, each
+					# module's callback, the end
+					grep -v '^RegisterVar\|^RegisterManagedVar\|^RegisterFunction h kern' $d/c.out \
+						>$d/nvcc.out
+					cat >$d/nvcc.want <<'TXT'
+module b
+dummy_ref def _mod_b
+module a
+dummy_ref def _mod_a
+RegisterFatBinary magic=0x466243b1 version=2 data=46415442 unused=set
+prelinked FATB_A
+prelinked FATB_B
+callback a h
+RegisterFunction h nv_kern_a nv_a nv_a -1 (nil) (nil) (nil) (nil) (nil)
+callback b h
+RegisterFunction h nv_kern_b nv_b nv_b -1 (nil) (nil) (nil) (nil) (nil)
+RegisterFatBinaryEnd h
+main
+UnregisterFatBinary h
+TXT
+					diff -u $d/nvcc.want $d/nvcc.out >&2 || fail "$d: nvcc's modules not registered as nvcc -dlink's code does"
+				fi
 				contains $d/c.out "UnregisterFatBinary h" ;;
 			esac
 		done
 	done
 	ran=$((ran + 1))
-	echo "$arch: assembly and C registrations agree (OpenMP, CUDA, HIP; 32- and 56-byte entries; ${#assemblers[@]} assemblers)"
+	echo "$arch: assembly and C registrations agree (OpenMP, CUDA, HIP, nvcc modules; 32- and 56-byte entries; ${#assemblers[@]} assemblers)"
 done
 [ $ran -gt 0 ] || skip "no architecture could run"
 [ $objects = 2 ] || fail "the object form was compared $objects times, not 2"

@@ -6,12 +6,18 @@
  * sm_90 (with SMS, for sm_1 to sm_SMS in turn), nvcc's __nv_relfatbin as
  * a hostile file would fill it (issue 39, item 4: each PTX entry was
  * checked against every entry for a cubin; and every SM is a device
- * link). */
+ * link).
+ * make_many ptx N OUT: an offload binary (version 2) of N CUDA PTX
+ * images for sm_90, as clang's could hold them: one device link with N
+ * ptxas steps (issue 39, item 4: the steps grew one at a time). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/buf.h"
+#include "format/offload_binary.h"
 
 static void le64(FILE *f, uint64_t v)
 {
@@ -60,6 +66,33 @@ static int fatbin(size_t n, unsigned sms, const char *out)
 	return fclose(f) == 0 ? 0 : 1;
 }
 
+static int ptx_binary(size_t n, const char *out)
+{
+	static const char ptx[] = ".version 8.0\n.target sm_90\n";
+	static const struct ob_kv strings[] = { { "triple", "nvptx64-nvidia-cuda" },
+						{ "arch", "sm_90" } };
+	struct ob_image_desc *imgs = calloc(n ? n : 1, sizeof(*imgs));
+	struct ob_encode_opts opts = { .version = 2 };
+	struct ol_buf b = { 0 };
+	struct ol_diag d;
+	FILE *f;
+	int rc = 1;
+
+	if (!imgs)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		imgs[i] = (struct ob_image_desc){ OB_IMG_PTX, 2, 0, strings, 2,
+						  (const uint8_t *)ptx, sizeof(ptx) - 1 };
+	ol_diag_clear(&d);
+	if (ob_encode(imgs, n, &opts, &b, &d) == OL_OK && (f = fopen(out, "wb"))) {
+		rc = fwrite(b.data, 1, b.len, f) != b.len;
+		rc |= fclose(f) != 0;
+	}
+	ol_buf_free(&b);
+	free(imgs);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n, header = 24 + 8, data;
@@ -67,11 +100,14 @@ int main(int argc, char **argv)
 	bool dup;
 	FILE *f;
 
+	if (argc == 4 && strcmp(argv[1], "ptx") == 0)
+		return ptx_binary(strtoul(argv[2], NULL, 10), argv[3]);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "fatbin") == 0)
 		return fatbin(strtoul(argv[2], NULL, 10),
 			      argc == 5 ? (unsigned)strtoul(argv[4], NULL, 10) : 0, argv[3]);
 	if (argc < 4 || strcmp(argv[1], "bundle") != 0) {
-		fprintf(stderr, "usage: make_many bundle N OUT [dup] | make_many fatbin N OUT [SMS]\n");
+		fprintf(stderr, "usage: make_many bundle N OUT [dup] | make_many fatbin N OUT [SMS] | "
+				"make_many ptx N OUT\n");
 		return 2;
 	}
 	n = strtoul(argv[2], NULL, 10);

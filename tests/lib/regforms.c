@@ -6,7 +6,8 @@
  * compares what the programs register (and the object with what GNU as
  * makes of reg.s, byte for byte).
  *
- *   KIND    openmp | cuda | hip
+ *   KIND    openmp | cuda | hip | nvcc (CUDA with two nvcc modules,
+ *           _mod_a and _mod_b, registered against the same fat binary)
  *   LAYOUT  old (32-byte entries, LLVM <= 19) | new (56-byte, LLVM 20+)
  *   ARCH    x86_64 | aarch64
  *   FILE    the image (OpenMP: both images) or the fatbinary/bundle
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: regforms openmp|cuda|hip old|new x86_64|aarch64 DIR FILE\n");
+		fprintf(stderr, "usage: regforms openmp|cuda|hip|nvcc old|new x86_64|aarch64 DIR FILE\n");
 		return 2;
 	}
 	new_entries = strcmp(argv[2], "new") == 0;
@@ -79,8 +80,11 @@ int main(int argc, char **argv)
 			{ "harness_init_0", "harness_ptr_0" },
 			{ "harness_init_1", "harness_ptr_1" },
 		};
+		static const char *const modules[] = { "_mod_a", "_mod_b" };
+		bool nvcc = strcmp(argv[1], "nvcc") == 0;
 		struct wrap_cuda_hip w = { strcmp(argv[1], "hip") == 0, "regforms", argv[5],
-					   "harness container", new_entries, managed, 2, NULL, 0 };
+					   "harness container", new_entries, managed, 2,
+					   nvcc ? modules : NULL, nvcc ? 2 : 0 };
 
 		rc = wrap_cuda_hip_source(&w, &c, &d) || wrap_cuda_hip_asm(&w, a, &s, &d);
 	}

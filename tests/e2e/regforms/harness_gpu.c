@@ -7,7 +7,11 @@
  * every argument they get, addresses by name.  Built with -DHIP for HIP
  * and -DNEW_ENTRIES for LLVM 20+'s 56-byte entries; the output of the
  * same harness linked with the C and the assembly registration must be
- * the same. */
+ * the same.  With -DNVCC, two nvcc relocatable modules as nvcc's host code
+ * has them: each a fat binary wrapper __fatbinwrap<ID> and a constructor
+ * calling __cudaRegisterLinkedBinary<ID> with its callback (one before
+ * the registration's constructor, one after), whose callback registers a
+ * kernel of its own. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +38,15 @@ long var_c;
 char harness_init_0[12], harness_init_1[24];
 void *harness_ptr_0, *harness_ptr_1;
 
+#ifdef NVCC
+void nv_kern_a(void);
+void nv_kern_b(void);
+#endif
+
 static const struct { const void *p; const char *name; } known[] = {
+#ifdef NVCC
+	{ nv_kern_a, "nv_kern_a" }, { nv_kern_b, "nv_kern_b" },
+#endif
 	{ kern_a, "kern_a" }, { kern_b, "kern_b" }, { &var_b, "var_b" }, { &var_c, "var_c" },
 	{ &var_d, "var_d" }, { &var_e, "var_e" }, { &surf, "surf" }, { &tex, "tex" },
 	{ harness_init_0, "harness_init_0" }, { harness_init_1, "harness_init_1" },
@@ -109,6 +121,9 @@ void **P(RegisterFatBinary)(const struct wrapper *w)
 	printf("RegisterFatBinary magic=%#x version=%d data=%02x%02x%02x%02x unused=%s\n",
 	       (unsigned)w->magic, w->version, w->data[0], w->data[1], w->data[2], w->data[3],
 	       w->unused ? "set" : "NULL");
+	/* version 2: the modules' relocatable fat binaries, null-terminated */
+	for (const unsigned char *const *p = w->version == 2 ? w->unused : NULL; p && *p; p++)
+		printf("prelinked %.6s\n", (const char *)*p);
 	return (void **)&handle_storage;
 }
 
@@ -116,6 +131,50 @@ static const char *h(void **p)
 {
 	return p == (void **)&handle_storage ? "h" : "BAD-HANDLE";
 }
+
+#ifdef NVCC
+void nv_kern_a(void) {}
+void nv_kern_b(void) {}
+__attribute__((aligned(8))) static const unsigned char fatbin_a[8] = "FATB_A", fatbin_b[8] = "FATB_B";
+const struct wrapper __fatbinwrap_mod_a = { 0x466243b1, 1, fatbin_a, 0 };
+const struct wrapper __fatbinwrap_mod_b = { 0x466243b1, 1, fatbin_b, 0 };
+void __cudaRegisterLinkedBinary_mod_a(void (*)(void **), void *, void *, void (*)(void *));
+void __cudaRegisterLinkedBinary_mod_b(void (*)(void **), void *, void *, void (*)(void *));
+void __cudaRegisterFunction(void **hd, const void *fn, char *dev, const char *name, int tl,
+			    void *tid, void *bid, void *bd, void *gd, int *ws);
+
+/* what nvcc's ____nv_dummy_param_ref gets: a pointer to "def <ID>" */
+static void dummy_ref(void *p)
+{
+	printf("dummy_ref %s\n", *(const char *const *)p);
+}
+
+static void callback_a(void **hd)
+{
+	printf("callback a %s\n", h(hd));
+	__cudaRegisterFunction(hd, nv_kern_a, "nv_a", "nv_a", -1, 0, 0, 0, 0, 0);
+}
+
+static void callback_b(void **hd)
+{
+	printf("callback b %s\n", h(hd));
+	__cudaRegisterFunction(hd, nv_kern_b, "nv_b", "nv_b", -1, 0, 0, 0, 0, 0);
+}
+
+__attribute__((constructor(90))) static void module_b(void)
+{
+	printf("module b\n");
+	__cudaRegisterLinkedBinary_mod_b(callback_b, (void *)&__fatbinwrap_mod_b,
+					 (void *)"_mod_b", dummy_ref);
+}
+
+__attribute__((constructor(150))) static void module_a(void)
+{
+	printf("module a\n");
+	__cudaRegisterLinkedBinary_mod_a(callback_a, (void *)&__fatbinwrap_mod_a,
+					 (void *)"_mod_a", dummy_ref);
+}
+#endif
 
 void P(RegisterFunction)(void **hd, const void *fn, char *dev, const char *name, int tl,
 			 void *tid, void *bid, void *bd, void *gd, int *ws);
