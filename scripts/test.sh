@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Build offlink and run every test, as CI does:
 #   1. gcc build with -Werror; all unit, CLI and end-to-end tests;
-#   2. ASan+UBSan build; every test again under the sanitizers;
+#   2. ASan+UBSan build; the unit and CLI tests and the end-to-end tests
+#      not labelled "heavy" again under the sanitizers (a heavy one spends
+#      its time in the compilers, or repeats another release's test:
+#      tests/CMakeLists.txt, "ctest-heavy");
 #   3. clang-19 build with -Werror of the libFuzzer targets; a short run of
 #      each (JOBS at a time) on seeds generated here, plus the saved
 #      regression inputs.
@@ -27,13 +30,13 @@ phase "build (ASan+UBSan)"
 cmake -S . -B build-asan -DOFFLINK_SANITIZE=ON -DOFFLINK_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 
-phase "all tests under ASan+UBSan"
+phase "tests under ASan+UBSan (all but the heavy end-to-end ones)"
 # (the gcc pass's timings, so that this pass starts its longest tests
 # first as well)
 mkdir -p build-asan/Testing/Temporary
 cp build/Testing/Temporary/CTestCostData.txt build-asan/Testing/Temporary/ 2>/dev/null || true
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	ctest --test-dir build-asan -j"$jobs" --output-on-failure
+	ctest --test-dir build-asan -j"$jobs" --output-on-failure -LE '^heavy$'
 
 phase "build (clang-19, -Werror, libFuzzer targets)"
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang-19 -DOFFLINK_FUZZ=ON -DOFFLINK_TESTS=ON \

@@ -15,6 +15,7 @@
 # by clang++), and its program runs every target region on the offload
 # device (OMP_TARGET_OFFLOAD=MANDATORY).
 # ctest-cost: 15
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need cmake make gcc clang++-19
 [ -e /usr/lib/llvm-19/lib/libomptarget.so ] || need libomptarget-19-is-missing

@@ -13,6 +13,7 @@
 #     LLVM's wrapper too: compat.md.)
 # Link-only: no GPU needed.
 # ctest-cost: 14
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need_cuda ptxas nvlink fatbinary nvcc

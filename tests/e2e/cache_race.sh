@@ -12,6 +12,7 @@
 # own link (the key is computed up front; a step that runs first changes
 # it).
 # ctest-cost: 12
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need_cuda ptxas nvlink fatbinary nvcc

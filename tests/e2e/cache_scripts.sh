@@ -12,6 +12,7 @@
 # new code runs), back to A (a hit again), and a relink with only
 # variables changed that the cache leaves out (make's, the shell's,
 # TMPDIR): still a hit.  Each relink before the fix hit with the old image.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc ar

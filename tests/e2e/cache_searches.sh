@@ -13,6 +13,7 @@
 #    the plan says why; a script naming absolute paths only stays cached.
 # Each relink's program is compared with what it must print.
 # ctest-cost: 14
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc ar

@@ -16,6 +16,7 @@
 # (seed printed; CACHE_FUZZ_SEED repeats a run) and check that the cached
 # relink is byte for byte the program an uncached link gives.
 # ctest-cost: 45
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc ar cmp

@@ -17,6 +17,7 @@
 #     counted by blocks), said once.  A shard the victim cannot write is
 #     said, not silently failed into.
 # ctest-cost: 14
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/servers.sh"

@@ -14,6 +14,7 @@
 # hand without OFFLINK_PART, both.
 # ctest-parts: cases rounds
 # ctest-cost: 30
+# ctest-heavy: rounds
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need cmp truncate

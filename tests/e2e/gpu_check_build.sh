@@ -3,6 +3,7 @@
 # building: its OpenMP and CUDA programs link through offlink and register
 # their sm_90 images under the stub.
 # ctest-cost: 12
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-19 clang++-19
 need_cuda ptxas nvlink fatbinary

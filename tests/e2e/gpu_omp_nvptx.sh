@@ -9,6 +9,7 @@
 # A library pre-linked with -r for sm_90 links with plain gcc and
 # registers its cubin.
 # ctest-cost: 18
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"

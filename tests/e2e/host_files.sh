@@ -4,6 +4,7 @@
 # as LLVM's link does, not the temporary offlink links to.  A Makefile
 # that includes the dependency file relinks the program when a library it
 # links changes, and only then.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need make ld.lld-19

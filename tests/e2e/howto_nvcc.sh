@@ -3,6 +3,7 @@
 # block is run, in order, in an empty directory, with offlink's compat
 # directory and the stub where the page says; the page's promised output
 # must appear.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang++-19 ar g++
 need_cuda nvcc nvlink ptxas fatbinary

@@ -12,6 +12,7 @@
 # Each time the bundled example is linked through <root>/usr/lib/offlink/
 # compat and run on libomptarget's host device.
 # ctest-cost: 19
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need cpack dpkg dpkg-deb dpkg-shlibdeps clang-19
 [ -e /usr/lib/llvm-19/lib/libomptarget.so ] || need libomptarget-19-is-missing

@@ -12,6 +12,7 @@
 #    configured against the moved tree builds, its link runs offlink, and
 #    the program runs on the device; a project linking offlink::offstub
 #    registers through the stub.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need cmake clang-19 readlink
 [ -e /usr/lib/llvm-19/lib/libomptarget.so ] || need libomptarget-19-is-missing

@@ -20,6 +20,7 @@
 # warns once, runs with its own parallelism, and leaves the files as they
 # were.
 # ctest-cost: 17
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need make awk

@@ -18,6 +18,7 @@
 #      (PTX for newer GPUs: e2e.nvcc_vendor.newer.)
 # ctest-parts: 19 22 nvcc
 # ctest-cost: 20
+# ctest-heavy: nvcc
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need_cuda nvcc nvlink fatbinary ptxas

@@ -24,6 +24,7 @@
 #            front of CUDA's own libcudart lets the program run.
 # ctest-parts: newer cdp dlink openmp stub
 # ctest-cost: 20
+# ctest-heavy: newer openmp
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need_cuda nvcc nvlink fatbinary ptxas

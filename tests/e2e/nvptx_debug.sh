@@ -16,6 +16,7 @@
 # stand-in, tests/e2e/matrix/devrt_stub.c.)  One CTest test per release.
 # ctest-parts: 19 22
 # ctest-cost: 30
+# ctest-heavy: 19 22
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need_cuda ptxas nvlink fatbinary

@@ -9,6 +9,7 @@
 # input is an error naming both; a large image is streamed, never held in
 # memory whole.
 # ctest-cost: 16
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-14 clang-22 clang-offload-wrapper-14 llvm-offload-binary-22 llvm-objcopy-19
 W22=/usr/lib/llvm-22/bin/llvm-offload-wrapper

@@ -13,6 +13,7 @@
 #
 # JIT_RELEASES (default "16 19 22") narrows the run.
 # ctest-cost: 11
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 unset LIBRARY_PATH
 

@@ -5,6 +5,7 @@
 # Long argument lists now go to clang, ld.lld, objcopy and the host linker
 # in a response file; the program links and runs.
 # ctest-cost: 10
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 

@@ -17,6 +17,7 @@
 #   - offlink-binary --list and the stub recognise the container;
 #   - device code for spirv64 under LLVM 19 is an error naming the release
 #     and the target; a machine without spirv-link is told so.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need clang-22 clang-linker-wrapper-22 spirv-link llvm-offload-binary-22 llvm-objdump-22 clang-19 gcc

@@ -18,6 +18,7 @@
 #   - the other flags that differ (docs/compat.md, "Per release"): LLVM 15's
 #     nvlink -m64 and its AMDGPU -plugin-opt=-amdgpu-internalize-symbols,
 #     and only 15's.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need clang-15 clang-linker-wrapper-15 clang-16 clang-19 clang-22
 DEPS=$OFFLINK_SRC/deps

@@ -14,6 +14,7 @@
 # in the cache directory or in TMPDIR, and an output, if there is one, is
 # the whole program.
 # ctest-cost: 28
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need strace ld

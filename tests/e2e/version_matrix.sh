@@ -17,6 +17,7 @@
 # install-deps.sh unpacks under deps/.
 # ctest-parts: 14 15 16 19 22
 # ctest-cost: 20
+# ctest-heavy: 15 16 22
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need ar gcc
