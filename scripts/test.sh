@@ -8,13 +8,13 @@
 #   3. clang-19 build with -Werror of the libFuzzer targets; a short run of
 #      each (JOBS at a time) on seeds generated here, plus the saved
 #      regression inputs.
-# Environment: JOBS (default: CPU count), FUZZ_SECONDS (default 30 per
+# Environment: JOBS (default: CPU count), FUZZ_SECONDS (default 20 per
 # target), OFFLINK_NO_SKIP=1 to turn a missing installed tool into a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 jobs=${JOBS:-$(nproc)}
-fuzz_seconds=${FUZZ_SECONDS:-30}
+fuzz_seconds=${FUZZ_SECONDS:-20}
 started=$SECONDS
 
 phase() { printf '\n=== %s (%ds)\n' "$1" $((SECONDS - started)); }
