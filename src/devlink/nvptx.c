@@ -247,6 +247,52 @@ static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
  * backend per module, each target-code file through its own ptxas as soon
  * as it is there (the regular partition, the device runtime's, first:
  * the longest), nvlink of every cubin once all are. */
+/* The group's PTX images through ptxas, then one nvlink of every cubin:
+ * those already in CUBINS (what LTO made), the PTX's, and the cubins the
+ * group was given.  Under thin LTO's job graph (AFTER non-NULL, NAFTER of
+ * it filled) each ptxas waits for AFTER[0] and nvlink for all of AFTER,
+ * which has room for one more step per image.  Frees CUBINS. */
+static enum ol_err plan_cubins_and_nvlink(struct ol_link *l, struct ol_group *g,
+					  const struct gpu_flags *f, const char *ptxas,
+					  const char *nvlink, struct ol_strvec *cubins,
+					  size_t *after, size_t nafter)
+{
+	struct ol_cmd *c = NULL;
+	enum ol_err rc = OL_OK;
+
+	for (size_t i = 0; i < g->nimages && !rc; i++) {
+		uint16_t k = g->images[i]->entry->image_kind;
+		const char *in = ol_group_input_path(l, g, i);
+
+		if (k == OB_IMG_PTX) {
+			const char *cubin = ol_link_temp_path(
+				l, ol_arena_printf(&l->arena, "%s.%zu.cubin", ol_group_stem(l, g), i));
+
+			if (!cubin || !ptxas_step(l, g, f, ptxas, in, cubin)) {
+				rc = OL_E_NOMEM;
+				break;
+			}
+			if (after) {
+				g->sched[g->nsteps - 1] = (struct ol_step_sched){
+					.explicit_after = true, .after = after, .nafter = 1, .rank = 1 };
+				after[nafter++] = g->nsteps - 1;
+			}
+			ol_strvec_push(cubins, cubin);
+		} else if (k != OB_IMG_BITCODE) {
+			ol_strvec_push(cubins, in);
+		}
+	}
+	if (!rc && !(c = ol_group_add_step(l, g, nvlink, "nvlink")))
+		rc = OL_E_NOMEM;
+	if (c && after)
+		g->sched[g->nsteps - 1] = (struct ol_step_sched){
+			.explicit_after = true, .after = after, .nafter = nafter, .rank = 3 };
+	if (c)
+		nvlink_args(l, g, f, c, cubins);
+	ol_strvec_free(cubins);
+	return rc ? rc : c->argv.err;
+}
+
 static enum ol_err plan_thin(struct ol_link *l, struct ol_group *g, const struct gpu_flags *f,
 			     const char *ptxas, const char *nvlink)
 {
@@ -254,7 +300,6 @@ static enum ol_err plan_thin(struct ol_link *l, struct ol_group *g, const struct
 	struct ol_thin_output *outs;
 	size_t nouts, nafter = 0, *after;
 	struct ol_strvec cubins = { 0 };
-	struct ol_cmd *c;
 	enum ol_err rc;
 
 	if ((rc = ol_thin_plan(l, g, &tt, &outs, &nouts)))
@@ -267,45 +312,23 @@ static enum ol_err plan_thin(struct ol_link *l, struct ol_group *g, const struct
 		size_t *from = ol_arena_array(&l->arena, 1, sizeof(*from));
 		size_t step = g->nsteps;
 
-		if (!cubin || !from || !ptxas_step(l, g, f, ptxas, outs[i].path, cubin))
-			return OL_E_NOMEM;
-		*from = outs[i].step;
-		g->sched[step] = (struct ol_step_sched){
-			.explicit_after = true, .after = from, .nafter = 1,
-			.rank = outs[i].step ? 2 : 1, .weight = outs[i].step ? 0 : INT64_MAX };
-		if ((rc = ol_thin_cache_assembler(l, g, step, outs[i].path, cubin)))
+		if (!cubin || !from || !ptxas_step(l, g, f, ptxas, outs[i].path, cubin)) {
+			rc = OL_E_NOMEM;
+		} else {
+			*from = outs[i].step;
+			g->sched[step] = (struct ol_step_sched){
+				.explicit_after = true, .after = from, .nafter = 1,
+				.rank = outs[i].step ? 2 : 1, .weight = outs[i].step ? 0 : INT64_MAX };
+			rc = ol_thin_cache_assembler(l, g, step, outs[i].path, cubin);
+		}
+		if (rc) {
+			ol_strvec_free(&cubins);
 			return rc;
+		}
 		after[nafter++] = step;
 		ol_strvec_push(&cubins, cubin);
 	}
-	for (size_t i = 0; i < g->nimages; i++) {
-		uint16_t k = g->images[i]->entry->image_kind;
-		const char *in = ol_group_input_path(l, g, i);
-
-		if (k == OB_IMG_PTX) {
-			const char *cubin = ol_link_temp_path(
-				l, ol_arena_printf(&l->arena, "%s.%zu.cubin", g->stem, i));
-
-			if (!cubin || !ptxas_step(l, g, f, ptxas, in, cubin))
-				return OL_E_NOMEM;
-			g->sched[g->nsteps - 1] = (struct ol_step_sched){
-				.explicit_after = true, .after = after, .nafter = 1, .rank = 1 };
-			after[nafter++] = g->nsteps - 1;
-			ol_strvec_push(&cubins, cubin);
-		} else if (k != OB_IMG_BITCODE) {
-			ol_strvec_push(&cubins, in);
-		}
-	}
-	c = ol_group_add_step(l, g, nvlink, "nvlink");
-	if (!c) {
-		ol_strvec_free(&cubins);
-		return OL_E_NOMEM;
-	}
-	g->sched[g->nsteps - 1] = (struct ol_step_sched){ .explicit_after = true, .after = after,
-							  .nafter = nafter, .rank = 3 };
-	nvlink_args(l, g, f, c, &cubins);
-	ol_strvec_free(&cubins);
-	return c->argv.err;
+	return plan_cubins_and_nvlink(l, g, f, ptxas, nvlink, &cubins, after, nafter);
 }
 
 static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
@@ -315,7 +338,6 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 	char *lto = NULL;
 	struct ol_strvec cubins = { 0 };
 	struct gpu_flags f;
-	struct ol_cmd *c;
 	enum ol_err rc = OL_OK;
 
 	if (strncmp(g->arch, "sm_", 3) != 0) {
@@ -353,29 +375,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 			return rc ? rc : OL_E_NOMEM;
 		ol_strvec_push(&cubins, cubin);
 	}
-	for (size_t i = 0; i < g->nimages; i++) {
-		uint16_t k = g->images[i]->entry->image_kind;
-		const char *in = ol_group_input_path(l, g, i);
-
-		if (k == OB_IMG_PTX) {
-			const char *cubin = ol_link_temp_path(
-				l, ol_arena_printf(&l->arena, "%s.%zu.cubin", stem, i));
-
-			if (!ptxas_step(l, g, &f, ptxas, in, cubin))
-				rc = OL_E_NOMEM;
-			ol_strvec_push(&cubins, cubin);
-		} else if (k != OB_IMG_BITCODE) {
-			ol_strvec_push(&cubins, in);
-		}
-	}
-	c = ol_group_add_step(l, g, nvlink, "nvlink");
-	if (!c) {
-		ol_strvec_free(&cubins);
-		return OL_E_NOMEM;
-	}
-	nvlink_args(l, g, &f, c, &cubins);
-	ol_strvec_free(&cubins);
-	return rc ? rc : c->argv.err;
+	return plan_cubins_and_nvlink(l, g, &f, ptxas, nvlink, &cubins, NULL, 0);
 }
 
 static bool claims(const char *triple)
