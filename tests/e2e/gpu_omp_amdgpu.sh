@@ -14,6 +14,7 @@
 # source's entries, as LLVM's link of the same object does.  A library
 # pre-linked with -r for gfx90a (which LLVM 19 cannot do: the -r line
 # lacks the device runtime) links with plain gcc and registers.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"

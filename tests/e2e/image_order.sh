@@ -13,7 +13,7 @@
 # test per release (OFFLINK_PART).
 # ctest-parts: 15 16 19 22
 # ctest-cost: 12
-# ctest-heavy: 15 16 22
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need_cuda ptxas nvlink
 unset LIBRARY_PATH

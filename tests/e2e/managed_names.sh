@@ -12,6 +12,7 @@
 #    sent the whole registration to C, and clang's time grew
 #    superlinearly: 808 s) link in both forms under a generous timeout,
 #    register 20,001 managed variables, and read one back.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need clang-19 llvm-mc-19 timeout

@@ -5,6 +5,7 @@
 # first).  For clang 16, 19 and 22, a program with an x86_64 target region
 # for two triples (two images) is linked by the release's wrapper and by
 # offlink; the sections' keys must agree image by image.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 need llvm-objcopy-19
 DEPS=$OFFLINK_SRC/deps

@@ -7,6 +7,7 @@
 # link without its device code being linked twice; the pre-linked object
 # is byte-identical across runs and --wrapper-jobs values; GNU objcopy and
 # llvm-objcopy both do the job.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need gcc g++ ar objcopy llvm-objcopy-19 readelf

@@ -17,6 +17,7 @@
 # every one of them is gone (the tool's guard reaps the daemon and kills
 # the tree after a grace), and after a SIGKILL the temporary directory is
 # removed too (by the link's watchdog).
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need setsid timeout env

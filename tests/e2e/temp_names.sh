@@ -8,6 +8,7 @@
 #     concurrent links to one output shared its files (a corrupt program,
 #     exit 0), and a symlink planted there was followed.  Each link now
 #     makes a fresh directory of its own (mkdtemp), named under -v.
+# ctest-heavy: all
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/omp.sh"
 need nm
