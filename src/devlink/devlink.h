@@ -9,9 +9,11 @@
 #include "link/link.h"
 
 /* True for triples whose "device" is a CPU linked as a shared object
- * (cpu.c); for SPIR-V triples (spirv64-intel, ...; spirv.c). */
+ * (cpu.c); for SPIR-V triples (spirv64-intel, ...; spirv.c); for NVPTX
+ * (nvptx64-nvidia-cuda, ...; nvptx.c). */
 bool ol_triple_is_cpu(const char *triple);
 bool ol_triple_is_spirv(const char *triple);
+bool ol_triple_is_nvptx(const char *triple);
 
 /* Decide which archive members' device code is linked (archive_select.c). */
 enum ol_err ol_select_archive_members(struct ol_link *l);

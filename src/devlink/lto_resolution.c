@@ -20,6 +20,7 @@
 
 #include <string.h>
 
+#include "common/escape.h"
 #include "common/strmap.h"
 #include "devlink/device_symbols.h"
 #include "format/bitcode_symtab.h"
@@ -33,15 +34,11 @@ struct resolve {
 	struct ol_strvec *out;
 };
 
+/* A C identifier: the section names the linker makes __start_/__stop_
+ * symbols for. */
 static bool c_identifier(const char *s, size_t n)
 {
-	if (!n || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!(s[i] == '_' || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9')))
-			return false;
-	return true;
+	return n && !(s[0] >= '0' && s[0] <= '9') && ol_identifier_chars(s, n);
 }
 
 static enum ol_err on_symbol(void *ctx, const struct bc_symbol *s, struct ol_diag *d)

@@ -56,11 +56,6 @@ static void modules_free(struct modules *ms)
 	free(ms->v);
 }
 
-static bool is_nvptx(const char *triple)
-{
-	return strncmp(triple, "nvptx", 5) == 0;
-}
-
 /* "sm_90" -> 90, "compute_90" (prefix "compute_") -> 90; 0 for anything
  * else ("sm_90a": exact matches only). */
 static unsigned arch_number(const char *arch, const char *prefix)
@@ -299,7 +294,7 @@ static bool cuda_joins(struct ol_link *l, struct modules *ms)
 		const struct ol_image *img = &l->images[i];
 
 		if (img->taken && img->kind == OB_OFK_CUDA && !img->nvcc_module &&
-		    is_nvptx(img->triple))
+		    ol_triple_is_nvptx(img->triple))
 			add_arch(prog, &n, img->arch);
 	}
 	clang = n > 0;
@@ -357,7 +352,7 @@ static bool modules_called(struct ol_link *l, struct modules *ms)
 	for (size_t i = 0; i < l->nimages && ok; i++) {
 		struct ol_image *img = &l->images[i];
 
-		if (!img->taken || img->kind != OB_OFK_OPENMP || !is_nvptx(img->triple))
+		if (!img->taken || img->kind != OB_OFK_OPENMP || !ol_triple_is_nvptx(img->triple))
 			continue;
 		ol_read_device_symbols(img);
 		for (size_t s = 0; s < img->defined.n && ok; s++)
@@ -408,7 +403,7 @@ static bool openmp_joins(struct ol_link *l, struct modules *ms)
 	for (size_t i = 0; i < l->nimages; i++) {
 		const struct ol_image *img = &l->images[i];
 
-		if (img->taken && img->kind == OB_OFK_OPENMP && is_nvptx(img->triple) &&
+		if (img->taken && img->kind == OB_OFK_OPENMP && ol_triple_is_nvptx(img->triple) &&
 		    strncmp(img->arch, "sm_", 3) == 0)
 			add_arch(sms, &n, img->arch);
 	}
@@ -507,7 +502,7 @@ static bool calls_registered(struct ol_link *l, struct modules *ms)
 		for (size_t i = 0; i < l->nimages; i++) {
 			struct ol_image *img = &l->images[i];
 
-			if (!img->taken || !is_nvptx(img->triple) ||
+			if (!img->taken || !ol_triple_is_nvptx(img->triple) ||
 			    (img->kind != OB_OFK_CUDA && img->kind != OB_OFK_OPENMP))
 				continue;
 			ol_read_device_symbols(img);

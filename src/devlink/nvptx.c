@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/response_file.h"
+#include "devlink/devlink.h"
 #include "devlink/thinlto.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"
@@ -329,6 +330,11 @@ static enum ol_err plan_thin(struct ol_link *l, struct ol_group *g, const struct
 		ol_strvec_push(&cubins, cubin);
 	}
 	return plan_cubins_and_nvlink(l, g, f, ptxas, nvlink, &cubins, after, nafter);
+}
+
+bool ol_triple_is_nvptx(const char *triple)
+{
+	return strncmp(triple, "nvptx", 5) == 0;
 }
 
 static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)

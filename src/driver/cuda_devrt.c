@@ -27,15 +27,11 @@
 
 #include "common/strmap.h"
 #include "devlink/backend.h"
+#include "devlink/devlink.h"
 #include "devlink/device_symbols.h"
 #include "link/tools.h"
 
 static const char lib[] = "libcudadevrt.a";
-
-static bool is_nvptx(const char *triple)
-{
-	return strncmp(triple, "nvptx", 5) == 0;
-}
 
 static const char *base_name(const char *path)
 {
@@ -119,7 +115,7 @@ static bool calls_device_runtime(struct ol_link *l)
 		for (size_t i = 0; i < l->nimages && !any; i++) {
 			struct ol_image *img = &l->images[i];
 
-			if (!img->taken || img->kind != OB_OFK_CUDA || !is_nvptx(img->triple))
+			if (!img->taken || img->kind != OB_OFK_CUDA || !ol_triple_is_nvptx(img->triple))
 				continue;
 			ol_read_device_symbols(img);
 			for (size_t s = 0; pass == 0 && s < img->defined.n; s++)
@@ -143,7 +139,7 @@ enum ol_err ol_add_cuda_device_runtime(struct ol_link *l)
 	for (size_t i = 0; i < l->nimages; i++) {
 		const struct ol_image *img = &l->images[i];
 
-		cuda |= img->taken && img->kind == OB_OFK_CUDA && is_nvptx(img->triple);
+		cuda |= img->taken && img->kind == OB_OFK_CUDA && ol_triple_is_nvptx(img->triple);
 		nvcc |= img->taken && img->nvcc_module;
 	}
 	if (!cuda)

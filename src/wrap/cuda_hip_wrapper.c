@@ -290,6 +290,15 @@ bool wrap_symbol_allowed(const char *name)
 	       strncmp(name, ".L__offlink_", 12) != 0;
 }
 
+enum ol_err wrap_nvcc_ids_check(const struct wrap_cuda_hip *w, struct ol_diag *d)
+{
+	for (size_t i = 0; i < w->nnvcc; i++)
+		if (!ol_identifier_chars(w->nvcc_modules[i], strlen(w->nvcc_modules[i])))
+			return ol_diag_set(d, OL_E_BAD_FIELD, "nvcc module ID",
+					   "module %zu: not an identifier", i);
+	return OL_OK;
+}
+
 enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *out,
 				 struct ol_diag *d)
 {
@@ -304,11 +313,8 @@ enum ol_err wrap_cuda_hip_source(const struct wrap_cuda_hip *w, struct ol_buf *o
 			return ol_diag_set(d, OL_E_BAD_FIELD, "symbol name",
 					   "managed variable %zu: a name offlink cannot reference", i);
 	}
-	/* (IDs reach identifiers as they are: nothing but [A-Za-z0-9_]) */
-	for (size_t i = 0; i < w->nnvcc; i++)
-		if (!ol_identifier_chars(w->nvcc_modules[i], strlen(w->nvcc_modules[i])))
-			return ol_diag_set(d, OL_E_BAD_FIELD, "nvcc module ID",
-					   "module %zu: not an identifier", i);
+	if (wrap_nvcc_ids_check(w, d))
+		return d->code;
 
 	rc |= wrap_cuda_hip_comment(w, sect, NULL, out);
 	rc |= entry_type(w, sect, out);

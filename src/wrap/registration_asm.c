@@ -291,11 +291,8 @@ enum ol_err wrap_cuda_hip_asm(const struct wrap_cuda_hip *w, const struct asm_ar
 		    !wrap_asm_symbol_ok(w->managed[i].pointer_symbol))
 			return ol_diag_set(d, OL_E_UNSUPPORTED, "symbol name",
 					   "managed variable %zu: a name the assembly path does not write", i);
-	/* (IDs reach symbol names as they are: nothing but [A-Za-z0-9_]) */
-	for (size_t i = 0; i < w->nnvcc; i++)
-		if (!ol_identifier_chars(w->nvcc_modules[i], strlen(w->nvcc_modules[i])))
-			return ol_diag_set(d, OL_E_BAD_FIELD, "nvcc module ID",
-					   "module %zu: not an identifier", i);
+	if (wrap_nvcc_ids_check(w, d))
+		return d->code;
 	if (cuda_hip(w, a, out))
 		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 	return OL_OK;

@@ -115,11 +115,18 @@ enum ol_err wrap_openmp_object(const struct wrap_openmp *w, struct ol_pieces *ou
 			       struct ol_diag *d);
 
 /* The CUDA or HIP registration, as assembly; OL_E_UNSUPPORTED when a
- * managed variable's name is not one wrap_asm_symbol_ok accepts. */
+ * managed variable's name is not one wrap_asm_symbol_ok accepts,
+ * OL_E_BAD_FIELD when an nvcc module ID is not an identifier (IDs are
+ * written into symbol names and strings as they are). */
 enum ol_err wrap_cuda_hip_asm(const struct wrap_cuda_hip *w, const struct asm_arch *a,
 			      struct ol_buf *out, struct ol_diag *d);
 
 /* ---- shared by the generators ---- */
+
+/* OL_OK when every nvcc module ID of w is a run of [A-Za-z0-9_]: the two
+ * forms write IDs into identifiers, symbol names and strings as they are,
+ * so anything else is refused (OL_E_BAD_FIELD, naming the module). */
+enum ol_err wrap_nvcc_ids_check(const struct wrap_cuda_hip *w, struct ol_diag *d);
 
 /* The most OpenMP images one registration holds (each generator's table
  * of image offsets). */

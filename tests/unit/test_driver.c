@@ -19,6 +19,7 @@
 #include "link/tools.h"
 #include "driver/options.h"
 #include "format/target_id.h"
+#include "wrap/asm_code.h"
 #include "wrap/wrapper.h"
 
 static void parse(struct ol_link *l, int argc, char **argv, enum ol_err want)
@@ -316,6 +317,22 @@ static void cuda_sources_register_everything(void **state)
 	ol_buf_free(&out);
 }
 
+/* The generated comments of S hold numbers and fixed words, never one of
+ * the N module IDs (which come from the input). */
+static void assert_no_id_in_comments(const char *s, const char *const *ids, size_t n)
+{
+	for (const char *c = strstr(s, "/*"); c; c = strstr(c + 2, "/*")) {
+		const char *e = strstr(c, "*/");
+
+		assert_non_null(e);
+		for (size_t k = 0; k < n; k++) {
+			const char *id = strstr(c, ids[k]);
+
+			assert_true(!id || id > e);
+		}
+	}
+}
+
 /* nvcc's relocatable modules: a registration function per module, the
  * handshake, a version 2 wrapper; an ID that is no identifier refused. */
 static void cuda_sources_register_nvcc_modules(void **state)
@@ -345,23 +362,55 @@ static void cuda_sources_register_nvcc_modules(void **state)
 	assert_non_null(callbacks);
 	assert_non_null(end);
 	assert_true(callbacks < end);
-	/* the generated comments hold numbers, never an ID */
-	for (const char *c = strstr(s, "/*"); c; c = strstr(c + 2, "/*")) {
-		const char *e = strstr(c, "*/");
-
-		assert_non_null(e);
-		for (size_t k = 0; k < 2; k++) {
-			const char *id = strstr(c, ids[k]);
-
-			assert_true(!id || id > e);
-		}
-	}
+	assert_no_id_in_comments(s, ids, 2);
 	ol_buf_free(&out);
 	for (size_t i = 0; i < 2; i++) {
 		cuda.nvcc_modules = &bad[i];
 		cuda.nnvcc = 1;
 		assert_int_equal(wrap_cuda_hip_source(&cuda, &out, &d), OL_E_BAD_FIELD);
 		ol_buf_free(&out);
+	}
+}
+
+/* The same modules in the assembly form, for each host it writes: a
+ * global __cudaRegisterLinkedBinary<ID> per module, the module's wrapper
+ * by name, its "def <ID>", a version 2 wrapper, the constructor counted
+ * as one arrival; an ID that is no identifier refused before any
+ * assembly is written. */
+static void cuda_asm_registers_nvcc_modules(void **state)
+{
+	static const char *const ids[] = { "_31f2b892_4_a_cu_0416e7e7", "_2347_b_cu" };
+	static const char *const bad[] = { "_x\n\t.globl evil", "a\"b", "_x */ y", "" };
+	const struct asm_arch *arches[] = { &asm_x86_64, &asm_aarch64 };
+	struct wrap_cuda_hip cuda = { false, "prog", "/t/cuda.fatbin", "Fatbinary of: sm_90",
+				      true, NULL, 0, ids, 2 };
+	struct ol_buf out = { 0 };
+	struct ol_diag d;
+
+	(void)state;
+	for (size_t a = 0; a < 2; a++) {
+		const char *s;
+
+		ol_diag_clear(&d);
+		assert_int_equal(wrap_cuda_hip_asm(&cuda, arches[a], &out, &d), OL_OK);
+		s = (const char *)out.data;
+		assert_non_null(strstr(s, "\t.globl __cudaRegisterLinkedBinary_31f2b892_4_a_cu_0416e7e7\n"));
+		assert_non_null(strstr(s, "\t.globl __cudaRegisterLinkedBinary_2347_b_cu\n"));
+		assert_non_null(strstr(s, "__fatbinwrap_2347_b_cu"));
+		assert_non_null(strstr(s, "\t.asciz \"def _2347_b_cu\"\n"));
+		assert_non_null(strstr(s, "\t.long 0x466243b1, 2\n\t.quad __offlink_cuda_fatbin, __offlink_nvcc_prelinked\n"));
+		assert_non_null(strstr(s, "__offlink_nvcc_count"));
+		assert_no_id_in_comments(s, ids, 2);
+		ol_buf_free(&out);
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			cuda.nvcc_modules = &bad[i];
+			cuda.nnvcc = 1;
+			assert_int_equal(wrap_cuda_hip_asm(&cuda, arches[a], &out, &d), OL_E_BAD_FIELD);
+			assert_int_equal(out.len, 0);
+			ol_buf_free(&out);
+		}
+		cuda.nvcc_modules = ids;
+		cuda.nnvcc = 2;
 	}
 }
 
@@ -426,6 +475,7 @@ int main(void)
 		cmocka_unit_test(openmp_source_has_the_tables),
 		cmocka_unit_test(cuda_sources_register_everything),
 		cmocka_unit_test(cuda_sources_register_nvcc_modules),
+		cmocka_unit_test(cuda_asm_registers_nvcc_modules),
 		cmocka_unit_test(cuda_tools_are_searched_in_order),
 	};
 
