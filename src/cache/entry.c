@@ -3,8 +3,9 @@
 #include <string.h>
 
 #include "common/le.h"
+#include "common/nonstring.h"
 
-static const uint8_t magic[16] = "OFFLINK-CACHE\0\0\2";
+static const uint8_t magic[16] OL_NONSTRING = "OFFLINK-CACHE\0\0\2";
 
 static void check(const uint8_t head[64], const void *value, size_t n,
 		  const struct ol_secret *secret, uint8_t out[OL_DIGEST_SIZE])

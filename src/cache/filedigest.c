@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/grow.h"
+#include "common/nonstring.h"
 
 #include <xxhash.h>
 #if defined(__x86_64__) && __has_include(<xxh_x86dispatch.h>)
@@ -44,7 +45,7 @@ struct ol_fdigest_seen {
 	struct ol_fstate st;
 };
 
-static const char memo_magic[8] = "OLFDGST1";
+static const char memo_magic[8] OL_NONSTRING = "OLFDGST1";
 
 /* A program digested ahead, in a thread (ol_fdigest_prefetch). */
 struct ol_fdigest_ahead {

@@ -14,13 +14,14 @@
 #include <unistd.h>
 
 #include "common/le.h"
+#include "common/nonstring.h"
 #include "os/cleanup.h"
 #include "os/scratch.h"
 
 #define SHARDS OL_LOCAL_SHARDS
 #define STALE_TEMP_S 3600
 static const char hex[] = "0123456789abcdef";
-static const char stats_magic[8] = "OLSTATS1";
+static const char stats_magic[8] OL_NONSTRING = "OLSTATS1";
 
 static void say_once(struct ol_local *s, bool *said, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

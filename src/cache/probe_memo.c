@@ -3,8 +3,9 @@
 #include <string.h>
 
 #include "common/le.h"
+#include "common/nonstring.h"
 
-static const char magic[8] = "OLPROBE1";
+static const char magic[8] OL_NONSTRING = "OLPROBE1";
 
 static bool u32(const uint8_t *p, size_t n, size_t *at, uint32_t *v)
 {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cache/clang_jobs.h"
+#include "common/nonstring.h"
 #include "cache/depfile.h"
 #include "cache/entry.h"
 #include "cache/environment.h"
@@ -86,7 +87,7 @@ static void clang_jobs_quoted(void **state)
 static void entry_checks_key_type_and_mac(void **state)
 {
 	uint8_t key[32], other[32], e[OL_ENTRY_HEADER + 5];
-	uint8_t s1[16] = "0123456789abcdef", s2[16] = "0123456789abcdeX";
+	uint8_t s1[16] OL_NONSTRING = "0123456789abcdef", s2[16] OL_NONSTRING = "0123456789abcdeX";
 	struct ol_secret none = { 0 }, a = { s1, 16 }, b = { s2, 16 };
 	const uint8_t *v;
 	size_t n;
