@@ -9,11 +9,33 @@ enum {
 	BLOCK_STRTAB = 23,
 	BLOCK_SYMTAB = 25,
 	RECORD_BLOB = 1, /* STRTAB_BLOB and SYMTAB_BLOB */
-	SYMTAB_VERSION = 3,
 	HEADER_WORDS = 19, /* Version + 9 two-word fields */
 	SYMBOL_SIZE = 24,
-	UNCOMMON_SIZE = 24, /* CommonSize, CommonAlign, two strings */
 };
+
+/* The two table versions differ only in the Uncommon record: version 3
+ * (LLVM up to 22) stores CommonSize in one word, version 4 (LLVM 23 on)
+ * in two, so each record grows from 24 to 28 bytes and its section name,
+ * the last of its two strings, moves from offset 16 to 20.  Headers and
+ * symbols are the same. */
+struct symtab_layout {
+	uint32_t version;
+	uint32_t uncommon_size;
+	uint32_t section_at; /* the section name's {offset, size} */
+};
+
+static const struct symtab_layout layouts[] = {
+	{ 3, 24, 16 },
+	{ 4, 28, 20 },
+};
+
+static const struct symtab_layout *layout_of(uint32_t version)
+{
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i].version == version)
+			return &layouts[i];
+	return NULL;
+}
 
 /* Inside a STRTAB or SYMTAB block: find its blob record. */
 static void read_blob_block(struct bc_bits *b, unsigned width, struct bc_blob *out)
@@ -88,18 +110,18 @@ bool bc_is_bitcode(const uint8_t *p, size_t len)
 }
 
 /* The section name of the k-th symbol with uncommon data, or none. */
-static void uncommon_section(const struct bc_blob *sym, const struct bc_blob *str, uint32_t k,
-			     struct bc_symbol *out)
+static void uncommon_section(const struct bc_blob *sym, const struct bc_blob *str,
+			     const struct symtab_layout *lay, uint32_t k, struct bc_symbol *out)
 {
 	uint32_t uoff = ol_le32(sym->p + 36), ucount = ol_le32(sym->p + 40);
 	const uint8_t *u;
 	uint32_t soff, slen;
 
-	if (k >= ucount || uoff > sym->len || ucount > (sym->len - uoff) / UNCOMMON_SIZE)
+	if (k >= ucount || uoff > sym->len || ucount > (sym->len - uoff) / lay->uncommon_size)
 		return;
-	u = sym->p + uoff + (size_t)k * UNCOMMON_SIZE;
-	soff = ol_le32(u + 16);
-	slen = ol_le32(u + 20);
+	u = sym->p + uoff + (size_t)k * lay->uncommon_size;
+	soff = ol_le32(u + lay->section_at);
+	slen = ol_le32(u + lay->section_at + 4);
 	if (soff <= str->len && slen <= str->len - soff) {
 		out->section = (const char *)str->p + soff;
 		out->section_len = slen;
@@ -110,13 +132,15 @@ static enum ol_err walk_symbols(const struct bc_blob *sym, const struct bc_blob 
 				bc_symbol_cb cb, void *ctx, struct ol_diag *d)
 {
 	uint32_t off, count, nuncommon = 0;
+	const struct symtab_layout *lay;
 
 	if (sym->len < HEADER_WORDS * 4)
 		return ol_diag_set(d, OL_E_BAD_BITCODE, "symtab", "truncated header");
-	if (ol_le32(sym->p) != SYMTAB_VERSION)
+	lay = layout_of(ol_le32(sym->p));
+	if (!lay)
 		return ol_diag_set(d, OL_E_UNSUPPORTED, "symtab",
-				   "symbol table version %u, offlink reads %u",
-				   ol_le32(sym->p), SYMTAB_VERSION);
+				   "symbol table version %u, offlink reads 3 and 4",
+				   ol_le32(sym->p));
 	/* Header: Version, Producer, Modules, Comdats, Symbols, Uncommons, ... */
 	off = ol_le32(sym->p + 28);
 	count = ol_le32(sym->p + 32);
@@ -143,7 +167,7 @@ static enum ol_err walk_symbols(const struct bc_blob *sym, const struct bc_blob 
 		out.format_specific = (flags >> 11) & 1;
 		/* (uncommons are numbered in symbol order, across modules) */
 		if ((flags >> 2) & 1)
-			uncommon_section(sym, str, nuncommon++, &out);
+			uncommon_section(sym, str, lay, nuncommon++, &out);
 		if (cb(ctx, &out, d))
 			return d->code;
 	}

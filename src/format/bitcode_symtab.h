@@ -5,8 +5,8 @@
  * ELF ones.
  *
  * Only what symbol resolution needs is decoded: the bitstream walker of
- * format/bitstream.h, skipping every block but those two, and the version
- * 3 table layout. */
+ * format/bitstream.h, skipping every block but those two, and the table
+ * layouts of versions 3 (LLVM 14-22) and 4 (LLVM 23 on). */
 #ifndef OFFLINK_FORMAT_BITCODE_SYMTAB_H
 #define OFFLINK_FORMAT_BITCODE_SYMTAB_H
 
@@ -39,7 +39,7 @@ typedef enum ol_err (*bc_symbol_cb)(void *ctx, const struct bc_symbol *s,
 bool bc_is_bitcode(const uint8_t *p, size_t len);
 
 /* Call cb for every symbol of the file's symbol table.  A file without a
- * table, or with one of a version other than 3, is OL_E_UNSUPPORTED (the
+ * table, or with one of a version other than 3 or 4, is OL_E_UNSUPPORTED (the
  * caller then knows nothing of its symbols); broken bitstreams are
  * OL_E_BAD_BITCODE. */
 enum ol_err bc_for_each_symbol(const uint8_t *p, size_t len, bc_symbol_cb cb,
