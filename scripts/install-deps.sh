@@ -96,4 +96,7 @@ if [ "${1:-}" != "--build-only" ]; then
   # LLVM 22's libomp.so.5 is LLVM 19's (libomp5-19, installed): its link
   # in the unpacked tree points to a system path, relative to the tree.
   ln -sfn /usr/lib/x86_64-linux-gnu/libomp.so.5 deps/llvm22-omp/usr/lib/x86_64-linux-gnu/libomp.so.5
+  # clang 23 and 24 come from Debian sid and experimental, in a root of
+  # their own (deps/sid), where their tests run.
+  ./scripts/install-sid.sh
 fi

@@ -15,9 +15,10 @@
 # narrow the run; CTest runs one test per release (OFFLINK_PART).  Needs
 # the releases' clang, clang-tools, lld and the OpenMP runtimes
 # install-deps.sh unpacks under deps/.
-# ctest-parts: 14 15 16 19 22
+# ctest-parts: 14 15 16 19 22 23 24
 # ctest-cost: 20
 # ctest-heavy: 15 16 22
+# ctest-sid: 23 24
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
 need ar gcc
@@ -42,6 +43,8 @@ setup_release() {
 	case $N in
 	16) OMPLIB=$DEPS/llvm16-omp/usr/lib/llvm-16/lib ;;
 	19) OMPLIB=/usr/lib/llvm-19/lib ;;
+	23) OMPLIB=/usr/lib/llvm-23/lib ;;
+	24) OMPLIB=/opt/llvm24-omp/usr/lib/llvm-24/lib ;;
 	*) OMPLIB=$DEPS/llvm$N-omp/usr/lib/llvm-$N/lib ;;
 	esac
 	RUNLIB=$OMPLIB
@@ -332,13 +335,21 @@ cell_cuda() {
 	compare_logs cuda
 }
 
+# The HIP runtime on the link line: up to 22 clang names -lamdhip64, which
+# -L finds in the stub's directory; from 23 it names the file in its ROCm
+# path (/usr/lib/libamdhip64.so, which Debian does not have), so the stub
+# is named instead.
+hip_rt() {
+	if [ "$N" -ge 23 ]; then echo -no-hip-rt "$STUBDIR/libamdhip64.so"; else echo -L"$STUBDIR"; fi
+}
+
 cell_hip() {
 	local hip=(-x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a,gfx908)
 	for f in hip_k1 hip_k2 hip_main; do
 		cc_ hip $f.o "$GPU_SRC/$f.hip" "${hip[@]}" || return 1
 	done
-	link_both hip hip --offload-new-driver -fgpu-rdc --hip-link hip_k1.o hip_k2.o hip_main.o \
-		-L"$STUBDIR"
+	# shellcheck disable=SC2046
+	link_both hip hip --offload-new-driver -fgpu-rdc --hip-link hip_k1.o hip_k2.o hip_main.o $(hip_rt)
 	compare_logs hip
 }
 
@@ -356,10 +367,12 @@ cell_hipwhole() {
 	echo $? >hipwhole.llvm.status
 	"$cxx" -B "$COMPAT" "${hip[@]}" -c "$M/hip_whole.hip" -o whole.ours.o 2>hipwhole.ours.v ||
 		{ echo "offlink's compile failed: $(grep -iE 'error' hipwhole.ours.v | head -3)"; return 1; }
-	"$CLANGXX" --hip-link whole.ours.o -L"$STUBDIR" -o hipwhole.ours 2>>hipwhole.ours.v ||
+	# shellcheck disable=SC2046
+	"$CLANGXX" --hip-link whole.ours.o $(hip_rt) -o hipwhole.ours 2>>hipwhole.ours.v ||
 		{ echo "link: $(tail -2 hipwhole.ours.v)"; return 1; }
 	if [ -e whole.llvm.o ]; then
-		"$CLANGXX" --hip-link whole.llvm.o -L"$STUBDIR" -o hipwhole.llvm 2>>whole.llvm.err
+		# shellcheck disable=SC2046
+		"$CLANGXX" --hip-link whole.llvm.o $(hip_rt) -o hipwhole.llvm 2>>whole.llvm.err
 		echo $? >hipwhole.llvm.status
 	fi
 	cp whole.llvm.err hipwhole.llvm.err
