@@ -140,7 +140,7 @@ uint64_t image_digest(const void *start, size_t size)
 /* ---- the offload binary around an image ---- */
 
 struct segment_query {
-	uintptr_t addr, start;
+	uintptr_t addr, start, end;
 	int found;
 };
 
@@ -155,7 +155,69 @@ static int find_segment(struct dl_phdr_info *info, size_t n, void *ctx)
 
 		if (ph->p_type == PT_LOAD && q->addr >= lo && q->addr < lo + ph->p_memsz) {
 			q->start = lo;
+			q->end = lo + ph->p_memsz;
 			q->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The NUL-terminated string at offset off of binary b (size bytes), or
+ * NULL when it does not end inside the binary; len, when not SIZE_MAX,
+ * is the size the entry declares (versions 2 and 3). */
+static const char *binary_string(const uint8_t *b, uint64_t size, uint64_t off, uint64_t len)
+{
+	const uint8_t *nul;
+
+	if (off >= size)
+		return NULL;
+	nul = memchr(b + off, 0, (size_t)(size - off));
+	if (!nul || (len != SIZE_MAX && (uint64_t)(nul - (b + off)) != len))
+		return NULL;
+	return (const char *)b + off;
+}
+
+/* The triple and arch of entry e of binary b (version v, size bytes). */
+static void entry_strings(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
+			  const char **triple, const char **arch)
+{
+	uint64_t so = le64(e + 8), n = le64(e + 16), es = v == 1 ? 16 : 24;
+
+	if (so > size || n > (size - so) / es)
+		return;
+	for (uint64_t s = 0; s < n && s < 64; s++) {
+		const uint8_t *se = b + so + es * s;
+		const char *key = binary_string(b, size, le64(se), SIZE_MAX);
+		const char *val = binary_string(b, size, le64(se + 8), v == 1 ? SIZE_MAX : le64(se + 16));
+
+		if (key && val && !strcmp(key, "triple"))
+			*triple = val;
+		else if (key && val && !strcmp(key, "arch"))
+			*arch = val;
+	}
+}
+
+/* Whether the offload binary at b (inside [b, limit)) holds the image
+ * [start, start + size) as one of its entries; its triple and arch. */
+static int binary_holds(const uint8_t *b, uintptr_t limit, const void *start, size_t size,
+			const char **triple, const char **arch)
+{
+	uint32_t v = le32(b + 4);
+	uint64_t total = le64(b + 8), eoff = le64(b + 16), n, at = (uintptr_t)start - (uintptr_t)b;
+
+	/* (version 3 with an InflatedSize is compressed: no image lies in it) */
+	if (memcmp(b, "\x10\xff\x10\xad", 4) != 0 || v < 1 || v > 3 ||
+	    (v == 3 && le64(b + 32) != 0) || total > limit - (uintptr_t)b)
+		return 0;
+	n = v == 1 ? 1 : le64(b + 24);
+	if (eoff > total || n > (total - eoff) / 40)
+		return 0;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *e = b + eoff + 40 * i;
+
+		if (le64(e + 24) == at && le64(e + 32) == size && at + size <= total) {
+			entry_strings(b, v, total, e, triple, arch);
 			return 1;
 		}
 	}
@@ -165,31 +227,27 @@ static int find_segment(struct dl_phdr_info *info, size_t n, void *ctx)
 int enclosing_binary(const void *start, size_t size, const char **triple,
 		     const char **arch)
 {
-	struct segment_query q = { (uintptr_t)start, 0, 0 };
+	struct segment_query q = { (uintptr_t)start, 0, 0, 0 };
+	uintptr_t first;
 
 	*triple = *arch = NULL;
 	dl_iterate_phdr(find_segment, &q);
 	if (!q.found)
 		return 0;
-	/* A version 1 binary's image is 8-aligned after a short header; look
-	 * back at most 64 KiB, never before the segment. */
-	for (uintptr_t k = 8; k <= 65536 && (uintptr_t)start - k >= q.start; k += 8) {
-		const uint8_t *b = (const uint8_t *)start - k;
-
-		if (memcmp(b, "\x10\xff\x10\xad", 4) != 0 || le32(b + 4) != 1)
-			continue;
-		if (le64(b + 56) != k || le64(b + 64) != size)
-			continue;
-		for (uint64_t s = 0, n = le64(b + 48), so = le64(b + 40); s < n && s < 16; s++) {
-			const char *key = (const char *)b + le64(b + so + 16 * s);
-			const char *val = (const char *)b + le64(b + so + 16 * s + 8);
-
-			if (!strcmp(key, "triple"))
-				*triple = val;
-			else if (!strcmp(key, "arch"))
-				*arch = val;
-		}
-		return 1;
+	/* A binary starts 8-aligned (its section is, and every binary's size
+	 * is a multiple of 8), its first image after a short header.  The
+	 * images of a version 2 or 3 binary follow each other unaligned, so
+	 * a later one's header is as far back as the images before it reach:
+	 * look back at most 64 MiB (a registration wraps each image in a
+	 * binary of its own: a few hundred bytes), never before the
+	 * segment. */
+	first = ((uintptr_t)start & ~(uintptr_t)7);
+	for (uintptr_t b = first == (uintptr_t)start ? first - 8 : first;
+	     b >= q.start && (uintptr_t)start - b <= ((uintptr_t)64 << 20); b -= 8) {
+		if (q.end - b >= 48 && binary_holds((const uint8_t *)b, q.end, start, size, triple, arch))
+			return 1;
+		if (b < 8)
+			break;
 	}
 	return 0;
 }

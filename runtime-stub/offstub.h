@@ -98,7 +98,8 @@ int image_spirv(const void *start, size_t size, struct ol_spirv_container *c);
 uint64_t image_digest(const void *start, size_t size);
 
 /* The triple and arch of the offload binary an image sits in (as LLVM's
- * and offlink's registration code embed them), if it is found just
+ * and offlink's registration code embed them: version 1 up to LLVM 22, 2
+ * and 3 after), if one of its entries is the image and it is found
  * before the image in the same loaded segment. */
 int enclosing_binary(const void *start, size_t size, const char **triple,
 		     const char **arch);
@@ -112,7 +113,11 @@ extern const char offstub_copy[];
 void *stub_next_symbol(const char *name);
 
 /* Declares next_<name>(), the real runtime's <name> or NULL, looked up
- * once (pthread_once: the program's threads may ask at the same time). */
+ * once (pthread_once: the program's threads may ask at the same time),
+ * when the stub is loaded: a lookup at exit (__tgt_unregister_lib's,
+ * from an atexit handler) opens and closes the runtime's object while
+ * it winds down, and libomptarget 24 then fails to close its host
+ * plugin's image and crashes. */
 #define STUB_NEXT(ret, name, params)                                 \
 	typedef ret(*name##_fn) params;                              \
 	static name##_fn name##_next;                                \
@@ -121,11 +126,15 @@ void *stub_next_symbol(const char *name);
 		void *p = stub_next_symbol(#name);                   \
 		memcpy(&name##_next, &p, sizeof(name##_next));       \
 	}                                                            \
+	static pthread_once_t name##_once = PTHREAD_ONCE_INIT;       \
 	static name##_fn next_##name(void)                           \
 	{                                                            \
-		static pthread_once_t once = PTHREAD_ONCE_INIT;      \
-		pthread_once(&once, look_up_##name);                 \
+		pthread_once(&name##_once, look_up_##name);          \
 		return name##_next;                                  \
+	}                                                            \
+	__attribute__((constructor)) static void early_##name(void)  \
+	{                                                            \
+		next_##name();                                       \
 	}
 
 /* Escape s as a JSON string into f. */

@@ -498,7 +498,7 @@ static struct ol_image *loose_image(struct ol_link *l, struct ol_input *in,
 	e->image = in->map.data;
 	e->image_size = in->map.len;
 	e->image_kind = (uint16_t)ob_image_kind_for_file(in->path, in->map.data,
-							 in->map.len);
+							 in->map.len, 0);
 	e->offload_kind = kind;
 	e->offload_kind_raw = ob_offload_kind_to_raw(kind, 0);
 	img->entry = e;

@@ -1,7 +1,9 @@
 #include "format/llvm_maps.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "common/le.h"
 
@@ -148,7 +150,8 @@ static void mix(struct state *st, const char *s)
 	st->h0 = t;
 }
 
-uint64_t ol_llvm_hash_value(const char *s, size_t len)
+/* LLVM up to 22: CityHash64 with the execution seed. */
+static uint64_t city_hash_value(const char *s, size_t len)
 {
 	uint64_t seed = execution_seed;
 	struct state st;
@@ -168,13 +171,25 @@ uint64_t ol_llvm_hash_value(const char *s, size_t len)
 		       hash_16(st.h4, st.h6) + shift_mix(len) * k1 + st.h0);
 }
 
+uint64_t ol_llvm_hash_value(const char *s, size_t len, unsigned release)
+{
+	/* (LLVM's xxh3_64bits is XXH3_64bits with seed 0; the execution
+	 * seed is XORed into the result, not fed to the hash) */
+	if (release >= 23)
+		return XXH3_64bits(s, len) ^ execution_seed;
+	return city_hash_value(s, len);
+}
+
 /* ---- the tables: open addressing with quadratic probing ---- */
 
-/* A table of key indexes (SIZE_MAX empty) and their 32-bit hashes. */
+/* A table of key indexes (SIZE_MAX empty) and their 32-bit hashes.
+ * Collisions probe quadratically (1, 2, 3, ... buckets further each
+ * time), or linearly: LLVM 23's DenseMap. */
 struct table {
 	size_t *slot;
 	uint32_t *hash;
 	size_t nbuckets, nitems;
+	bool linear;
 };
 
 static size_t probe(const struct table *t, uint32_t h)
@@ -182,7 +197,7 @@ static size_t probe(const struct table *t, uint32_t h)
 	size_t mask = t->nbuckets - 1, b = h & mask, step = 1;
 
 	while (t->slot[b] != SIZE_MAX)
-		b = (b + step++) & mask;
+		b = (b + (t->linear ? 1 : step++)) & mask;
 	return b;
 }
 
@@ -191,7 +206,7 @@ static size_t probe(const struct table *t, uint32_t h)
 static enum ol_err resize(struct table *t, size_t nbuckets)
 {
 	struct table n = { malloc(nbuckets * sizeof(size_t)),
-			   malloc(nbuckets * sizeof(uint32_t)), nbuckets, t->nitems };
+			   malloc(nbuckets * sizeof(uint32_t)), nbuckets, t->nitems, t->linear };
 
 	if (!n.slot || !n.hash) {
 		free(n.slot);
@@ -256,9 +271,10 @@ enum ol_err ol_llvm_stringmap_order(const char *const *keys, size_t n, size_t *o
 	return OL_OK;
 }
 
-enum ol_err ol_llvm_densemap_order_hashed(const uint32_t *hashes, size_t n, size_t *order)
+enum ol_err ol_llvm_densemap_order_hashed(const uint32_t *hashes, size_t n, unsigned release,
+					  size_t *order)
 {
-	struct table t = { 0 };
+	struct table t = { .linear = release >= 23 };
 
 	/* 64 buckets at the first insertion; before an insertion that would
 	 * fill the table to 3/4, it doubles. */
@@ -276,7 +292,8 @@ enum ol_err ol_llvm_densemap_order_hashed(const uint32_t *hashes, size_t n, size
 	return OL_OK;
 }
 
-enum ol_err ol_llvm_densemap_order(const char *const *keys, size_t n, size_t *order)
+enum ol_err ol_llvm_densemap_order(const char *const *keys, size_t n, unsigned release,
+				   size_t *order)
 {
 	uint32_t *hashes = malloc((n ? n : 1) * sizeof(*hashes));
 	enum ol_err rc;
@@ -284,8 +301,8 @@ enum ol_err ol_llvm_densemap_order(const char *const *keys, size_t n, size_t *or
 	if (!hashes)
 		return OL_E_NOMEM;
 	for (size_t i = 0; i < n; i++)
-		hashes[i] = (uint32_t)ol_llvm_hash_value(keys[i], strlen(keys[i]));
-	rc = ol_llvm_densemap_order_hashed(hashes, n, order);
+		hashes[i] = (uint32_t)ol_llvm_hash_value(keys[i], strlen(keys[i]), release);
+	rc = ol_llvm_densemap_order_hashed(hashes, n, release, order);
 	free(hashes);
 	return rc;
 }

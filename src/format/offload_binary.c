@@ -7,6 +7,11 @@
 #include "common/pieces.h"
 #include "format/strtab.h"
 
+unsigned ob_release_version(unsigned release)
+{
+	return release >= 24 ? 3 : release == 23 ? 2 : 1;
+}
+
 bool ob_is_offload_binary(const uint8_t *p, size_t len)
 {
 	return len >= 4 && memcmp(p, OB_MAGIC_BYTES, 4) == 0;
@@ -465,9 +470,10 @@ static enum ol_err put_header(struct ol_buf *out, uint32_t version, uint64_t siz
 	return rc ? OL_E_NOMEM : OL_OK;
 }
 
-enum ol_err ob_encode_v1_head(const struct ob_image_desc *img,
-			      struct ol_buf *out, uint64_t *image_offset,
-			      uint64_t *tail_pad)
+/* The bytes of a version 1 binary before its image, laid out as LLVM
+ * 19's packager does. */
+static enum ol_err v1_head(const struct ob_image_desc *img, struct ol_buf *out,
+			   uint64_t *image_offset, uint64_t *tail_pad)
 {
 	struct ob_strtab_str *strs = NULL;
 	struct ol_buf tab = { 0 };
@@ -503,7 +509,7 @@ static enum ol_err encode_v1(const struct ob_image_desc *imgs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		uint64_t image_offset, pad;
 
-		if (ob_encode_v1_head(&imgs[i], &pc->own, &image_offset, &pad) ||
+		if (v1_head(&imgs[i], &pc->own, &image_offset, &pad) ||
 		    ol_pieces_ref(pc, imgs[i].image, (size_t)imgs[i].image_size) ||
 		    ol_buf_zeros(&pc->own, (size_t)pad))
 			return OL_E_NOMEM;
@@ -512,14 +518,15 @@ static enum ol_err encode_v1(const struct ob_image_desc *imgs, size_t n,
 }
 
 /* Versions 2 and 3: one binary, n entries, one shared string table, the
- * images back to back after the first 8-aligned one. */
-static enum ol_err encode_multi(const struct ob_image_desc *imgs, size_t n,
-				unsigned version, struct ol_pieces *pc)
+ * images back to back after the first 8-aligned one.  Appends the bytes
+ * before the first image to out; *image_off is where it starts, *total
+ * the whole binary's size. */
+static enum ol_err multi_head(const struct ob_image_desc *imgs, size_t n, unsigned version,
+			      struct ol_buf *out, uint64_t *image_off, uint64_t *total)
 {
-	struct ol_buf *out = &pc->own;
 	uint64_t hsize = version == 3 ? OB_HEADER_SIZE_V3 : OB_HEADER_SIZE_V1;
 	uint64_t se_off = hsize + OB_ENTRY_SIZE * n, nstr = 0, strtab_off;
-	uint64_t image_off, total, images = 0, k = 0;
+	uint64_t images = 0, k = 0;
 	struct ob_strtab_str *strs = NULL;
 	struct ol_buf tab = { 0 };
 	enum ol_err rc = OL_OK;
@@ -531,12 +538,12 @@ static enum ol_err encode_multi(const struct ob_image_desc *imgs, size_t n,
 	if (build_strings(imgs, n, &strs, &tab))
 		return OL_E_NOMEM;
 	strtab_off = se_off + OB_STRING_ENTRY_SIZE_V2 * nstr;
-	image_off = ol_align_up(strtab_off + tab.len, 8);
-	total = ol_align_up(image_off + images, 8);
-	rc |= put_header(out, version, total, hsize, n);
+	*image_off = ol_align_up(strtab_off + tab.len, 8);
+	*total = ol_align_up(*image_off + images, 8);
+	rc |= put_header(out, version, *total, hsize, n);
 	if (version == 3)
 		rc |= ol_buf_le64(out, 0);
-	for (size_t i = 0, s = 0, img = image_off; i < n; i++) {
+	for (size_t i = 0, s = 0, img = *image_off; i < n; i++) {
 		rc |= put_entry(out, &imgs[i], se_off + OB_STRING_ENTRY_SIZE_V2 * s, img);
 		s += imgs[i].nstrings;
 		img += imgs[i].image_size;
@@ -549,13 +556,37 @@ static enum ol_err encode_multi(const struct ob_image_desc *imgs, size_t n,
 		}
 	}
 	rc |= ol_buf_append(out, tab.data, tab.len);
-	rc |= ol_buf_zeros(out, (size_t)(image_off - strtab_off - tab.len));
-	for (size_t i = 0; i < n; i++)
-		rc |= ol_pieces_ref(pc, imgs[i].image, (size_t)imgs[i].image_size);
-	rc |= ol_buf_zeros(out, (size_t)(total - image_off - images));
+	rc |= ol_buf_zeros(out, (size_t)(*image_off - strtab_off - tab.len));
 	free(strs);
 	ol_buf_free(&tab);
 	return rc ? OL_E_NOMEM : OL_OK;
+}
+
+static enum ol_err encode_multi(const struct ob_image_desc *imgs, size_t n,
+				unsigned version, struct ol_pieces *pc)
+{
+	uint64_t image_off, total, images = 0;
+	enum ol_err rc = multi_head(imgs, n, version, &pc->own, &image_off, &total);
+
+	for (size_t i = 0; i < n; i++) {
+		images += imgs[i].image_size;
+		rc |= ol_pieces_ref(pc, imgs[i].image, (size_t)imgs[i].image_size);
+	}
+	rc |= ol_buf_zeros(&pc->own, (size_t)(total - image_off - images));
+	return rc ? OL_E_NOMEM : OL_OK;
+}
+
+enum ol_err ob_encode_head(const struct ob_image_desc *img, unsigned version,
+			   struct ol_buf *out, uint64_t *image_offset, uint64_t *tail_pad)
+{
+	uint64_t total;
+
+	if (version < 2)
+		return v1_head(img, out, image_offset, tail_pad);
+	if (multi_head(img, 1, version, out, image_offset, &total))
+		return OL_E_NOMEM;
+	*tail_pad = total - *image_offset - img->image_size;
+	return OL_OK;
 }
 
 /* Replace the uncompressed version 3 binary at out[base..] by its

@@ -26,6 +26,11 @@
 /* Entry flag of newer LLVM: the entry carries metadata but no image. */
 #define OB_FLAG_METADATA_ONLY 1u
 
+/* The version LLVM release's tools write: 1 up to LLVM 22, 2 for 23
+ * (several entries in one binary), 3 from 24 (a 40-byte header, so that
+ * a binary may be compressed; uncompressed unless asked). */
+unsigned ob_release_version(unsigned release);
+
 /* True if p starts with the offload binary magic. */
 bool ob_is_offload_binary(const uint8_t *p, size_t len);
 
@@ -132,12 +137,11 @@ enum ol_err ob_encode(const struct ob_image_desc *imgs, size_t n,
 		      const struct ob_encode_opts *opts, struct ol_buf *out,
 		      struct ol_diag *d);
 
-/* Version 1 only, for embedding without copying the image: append the
- * bytes that precede the image (header, entry, strings, padding) and say
- * where the image starts and how many zero bytes follow it.  The image
- * pointer in img is not read. */
-enum ol_err ob_encode_v1_head(const struct ob_image_desc *img,
-			      struct ol_buf *out, uint64_t *image_offset,
-			      uint64_t *tail_pad);
+/* For embedding one image without copying it: append the bytes that
+ * precede the image in a binary of version 1, 2 or 3 (uncompressed:
+ * header, entry, strings, padding) and say where the image starts and
+ * how many zero bytes follow it.  The image pointer in img is not read. */
+enum ol_err ob_encode_head(const struct ob_image_desc *img, unsigned version,
+			   struct ol_buf *out, uint64_t *image_offset, uint64_t *tail_pad);
 
 #endif

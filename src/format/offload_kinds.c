@@ -61,8 +61,8 @@ static int has_suffix(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-enum ob_image_kind ob_image_kind_for_file(const char *path,
-					  const uint8_t *head, size_t len)
+enum ob_image_kind ob_image_kind_for_file(const char *path, const uint8_t *head, size_t len,
+					  unsigned release)
 {
 	static const struct { const char *ext; enum ob_image_kind kind; } t[] = {
 		{ ".o", OB_IMG_OBJECT }, { ".bc", OB_IMG_BITCODE },
@@ -75,7 +75,8 @@ enum ob_image_kind ob_image_kind_for_file(const char *path,
 		return OB_IMG_BITCODE;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (has_suffix(path, t[i].ext))
-			return t[i].kind;
+			return t[i].kind == OB_IMG_SPIRV && release && release < 23 ? OB_IMG_NONE
+										     : t[i].kind;
 	return OB_IMG_NONE;
 }
 

@@ -40,10 +40,11 @@ enum ob_offload_kind ob_offload_kind_parse(const char *name);
 /* "openmp", "cuda", "hip", "sycl" or "none" (llvm-objdump's producer). */
 const char *ob_offload_kind_name(enum ob_offload_kind kind);
 
-/* Image kind implied by a file name and its first bytes, as the packager
- * decides it: bitcode magic wins, then the extension. */
-enum ob_image_kind ob_image_kind_for_file(const char *path,
-					  const uint8_t *head, size_t len);
+/* Image kind implied by a file name and its first bytes, as release's
+ * packager decides it (0: the newest): bitcode magic wins, then the
+ * extension (.spv is SPIR-V from LLVM 23, no kind before). */
+enum ob_image_kind ob_image_kind_for_file(const char *path, const uint8_t *head, size_t len,
+					  unsigned release);
 /* Short name for listings: elf, bitcode, cubin, fatbinary, ptx, spirv, none
  * (unknown values give "unknown"). */
 const char *ob_image_kind_name(uint16_t kind);

@@ -267,7 +267,7 @@ static enum ol_err generate(const struct options *o, unsigned release, const str
 	if (!rc && o->kind == KIND_OPENMP) {
 		struct wrap_openmp w = { o->output, imgs, o->images.n,
 					 new_entries ? "llvm_offload_entries" : "omp_offloading_entries",
-					 false, o->mode == MODE_LLVM14 ? WRAP_OMP_LLVM14 : WRAP_OMP_AS_GIVEN };
+					 false, o->mode == MODE_LLVM14 ? WRAP_OMP_LLVM14 : WRAP_OMP_AS_GIVEN, 1 };
 
 		rc = wrap_openmp_asm(&w, a, s, d);
 	} else if (!rc) {

@@ -127,8 +127,8 @@ static const char usage_text[] =
 	"                             (16, 19, 22, ...; default: $OFFLINK_LLVM, else the\n"
 	"                             release of the clang that runs offlink-binary,\n"
 	"                             else the newest offlink knows)\n"
-	"  --format-version=<1|2|3>   offload binary version to write (default 1, which\n"
-	"                             every LLVM from 14 reads)\n"
+	"  --format-version=<1|2|3>   offload binary version to write (default: the\n"
+	"                             release's: 1 up to LLVM 22, 2 for 23, 3 for 24)\n"
 	"  --compress                 compress the binary (writes version 3)\n"
 	"  --compression-format=<zstd|zlib>  compressor for --compress (default zstd)\n"
 	"  --compression-level=<n>    level for --compression-format\n"
@@ -331,6 +331,8 @@ static int parse_options(struct ol_strvec *args, struct options *o)
 	o->release = ol_llvm_tool_release(o->llvm, OL_LLVM_NEWEST_KNOWN, &bad);
 	if (!o->release)
 		return usage_error("--llvm=%s: %s", o->llvm ? o->llvm : getenv("OFFLINK_LLVM"), bad);
+	if (!o->enc.version && !o->compress)
+		o->enc.version = ob_release_version(o->release);
 	return check_options(o);
 }
 
@@ -1005,14 +1007,14 @@ static bool is_data_key(const char *k)
  * StringMap they were put in (format/llvm_maps.h), the file and kind keys
  * dropped; into out, *nout. */
 static enum ol_err table_order(const char **keys, size_t n, bool stringmap,
-			       const char **out, size_t *nout)
+			       unsigned release, const char **out, size_t *nout)
 {
 	size_t *order = calloc(n ? n : 1, sizeof(*order));
 	enum ol_err rc = order ? OL_OK : OL_E_NOMEM;
 
 	if (!rc)
 		rc = stringmap ? ol_llvm_stringmap_order(keys, n, order)
-			       : ol_llvm_densemap_order(keys, n, order);
+			       : ol_llvm_densemap_order(keys, n, release, order);
 	*nout = 0;
 	for (size_t i = 0; i < n && !rc; i++)
 		if (is_data_key(keys[order[i]]))
@@ -1023,7 +1025,8 @@ static enum ol_err table_order(const char **keys, size_t n, bool stringmap,
 
 /* The string entries in the order release writes them.  Every release
  * puts all --image keys, in command-line order, into a map and walks it
- * (15: a StringMap; 16 and later: a DenseMap); 17+ keep the order met (a
+ * (15: a StringMap; 16 and later: a DenseMap, hashed as the release
+ * hashes strings: format/llvm_maps.h); 17+ keep the order met (a
  * MapVector), 15 and 16 put the keys into the image's StringMap and write
  * that one's order.  A repeated key's values are joined with ','. */
 static enum ol_err order_strings(const struct image_spec *s, unsigned release,
@@ -1035,9 +1038,9 @@ static enum ol_err order_strings(const struct image_spec *s, unsigned release,
 	enum ol_err rc = walk && data ? OL_OK : OL_E_NOMEM;
 
 	if (!rc)
-		rc = table_order((const char **)s->order.v, nk, release <= 15, walk, &nwalk);
+		rc = table_order((const char **)s->order.v, nk, release <= 15, release, walk, &nwalk);
 	if (!rc && release <= 16)
-		rc = table_order(walk, nwalk, true, data, &ndata);
+		rc = table_order(walk, nwalk, true, release, data, &ndata);
 	else if (!rc)
 		memcpy(data, walk, (ndata = nwalk) * sizeof(*data));
 	*n = 0;
@@ -1085,7 +1088,7 @@ static enum ol_err describe(const struct image_spec *s, const char *file,
 		desc->image = p->map.data;
 		desc->image_size = p->map.len;
 		desc->image_kind = (uint16_t)ob_image_kind_for_file(file, p->map.data,
-								    p->map.len);
+								    p->map.len, release);
 	}
 	desc->offload_kind_raw = ob_offload_kind_to_raw(
 		kind ? ob_offload_kind_parse(kind) : OB_OFK_NONE, release);

@@ -123,9 +123,9 @@ static enum ol_err rank_targets(const struct ol_link *l, bool densemap,
 		}
 		for (size_t k = 0; k < n; k++)
 			h[k] = ol_llvm_pair_hash(
-				(uint32_t)ol_llvm_hash_value(t[k].triple, strlen(t[k].triple)),
-				(uint32_t)ol_llvm_hash_value(t[k].arch, strlen(t[k].arch)));
-		if (ol_llvm_densemap_order_hashed(h, n, order)) {
+				(uint32_t)ol_llvm_hash_value(t[k].triple, strlen(t[k].triple), 16),
+				(uint32_t)ol_llvm_hash_value(t[k].arch, strlen(t[k].arch), 16));
+		if (ol_llvm_densemap_order_hashed(h, n, 16, order)) {
 			free(h);
 			free(order);
 			goto nomem;

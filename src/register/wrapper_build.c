@@ -16,6 +16,7 @@
 
 #include "common/message.h"
 #include "common/pieces.h"
+#include "format/offload_binary.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"
 #include "register/bundle.h"
@@ -275,7 +276,8 @@ static struct wrap_openmp openmp_of(struct ol_link *l, const struct ol_wrapper *
 	return (struct wrap_openmp){ l->output, imgs, w->ngroups,
 				     l->new_entries ? "llvm_offload_entries"
 						    : "omp_offloading_entries",
-				     l->opt.relocatable, WRAP_OMP_LINK };
+				     l->opt.relocatable, WRAP_OMP_LINK,
+				     ob_release_version(l->llvm.major) };
 }
 
 static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,

@@ -11,13 +11,13 @@ const char *wrap_omp_image_section(bool relocatable)
 	return relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading";
 }
 
-enum ol_err wrap_omp_image_head(const struct wrap_image *img, struct ol_buf *head,
-				uint64_t *offset, uint64_t *pad)
+enum ol_err wrap_omp_image_head(const struct wrap_openmp *w, const struct wrap_image *img,
+				struct ol_buf *head, uint64_t *offset, uint64_t *pad)
 {
 	struct ob_kv kv[] = { { "triple", img->triple }, { "arch", img->arch } };
 	struct ob_image_desc desc = { img->image_kind, 1 /* OpenMP */, 0, kv, 2, NULL, img->size };
 
-	return ob_encode_v1_head(&desc, head, offset, pad);
+	return ob_encode_head(&desc, w->ob_version, head, offset, pad);
 }
 
 /* One line of an asm block as a C string literal: "\t<text>\n", or

@@ -52,13 +52,14 @@ struct names {
 
 /* Image i: its offload binary's header, the image, the padding; where
  * the image's bytes start (*at) in the section. */
-static enum ol_err image(struct elf_object *o, size_t sec, const struct wrap_image *img,
+static enum ol_err image(struct elf_object *o, size_t sec, const struct wrap_openmp *w,
+			 const struct wrap_image *img,
 			 const char *sym, uint64_t *at)
 {
 	struct ol_buf head = { 0 };
 	uint64_t offset, pad, start;
 
-	if (wrap_omp_image_head(img, &head, &offset, &pad))
+	if (wrap_omp_image_head(w, img, &head, &offset, &pad))
 		return OL_E_NOMEM;
 	eo_align(o, sec, 8);
 	start = eo_here(o, sec);
@@ -117,7 +118,7 @@ static enum ol_err build(const struct wrap_openmp *w, struct elf_object *o, stru
 			  SHF_ALLOC, 8, 0);
 	for (size_t i = 0; i < w->nimages; i++) {
 		snprintf(n->image[i], sizeof(n->image[i]), "__offlink_omp_image_%zu", i);
-		if (image(o, blob, &w->images[i], n->image[i], &at[i]))
+		if (image(o, blob, w, &w->images[i], n->image[i], &at[i]))
 			return OL_E_NOMEM;
 	}
 	rel = eo_section(o, ".data.rel.ro", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8, 0);

@@ -78,7 +78,7 @@ static enum ol_err embed_image(const struct wrap_openmp *w, size_t i,
 	if (wrap_image_name(img, out))
 		return OL_E_NOMEM;
 	P(" in its offload binary. */\n");
-	if (wrap_omp_image_head(img, &head, image_offset, &pad))
+	if (wrap_omp_image_head(w, img, &head, image_offset, &pad))
 		return OL_E_NOMEM;
 	snprintf(sym, sizeof(sym), "__offlink_omp_image_%zu", i);
 	/* '%' rather than '@' before the type: '@' starts a comment on Arm. */

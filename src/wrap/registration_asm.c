@@ -126,7 +126,7 @@ static enum ol_err omp_image(const struct wrap_openmp *w, size_t i, struct ol_bu
 	if (w->style == WRAP_OMP_LLVM14)
 		return section(out, ".rodata", "a", "progbits", 16) ||
 		       blob(out, sym, NULL, 0, img->path, 0) ? OL_E_NOMEM : OL_OK;
-	if (w->style == WRAP_OMP_LINK && wrap_omp_image_head(img, &head, offset, &pad))
+	if (w->style == WRAP_OMP_LINK && wrap_omp_image_head(w, img, &head, offset, &pad))
 		return OL_E_NOMEM;
 	rc = section(out, wrap_omp_image_section(w->relocatable), "a", "0x6fff4c0b", 8);
 	if (!rc)

@@ -50,6 +50,9 @@ struct wrap_openmp {
 	bool relocatable;             /* -r: images in .llvm.offloading.relocatable */
 	enum wrap_omp_style style;    /* the assembly form's; the C form writes
 				       * WRAP_OMP_LINK only */
+	unsigned ob_version;          /* the offload binary version each image
+				       * is wrapped in (WRAP_OMP_LINK): the
+				       * release's (ob_release_version); 0 is 1 */
 };
 
 /* The OpenMP registration: __tgt_device_image array, __tgt_bin_desc, and
@@ -134,12 +137,13 @@ enum ol_err wrap_nvcc_ids_check(const struct wrap_cuda_hip *w, struct ol_diag *d
 
 /* The section a link's OpenMP images go in (-r: the relocatable one). */
 const char *wrap_omp_image_section(bool relocatable);
-/* Image img in its offload binary, as a link's registration embeds it:
- * the bytes before the image (appended to head), where the image starts
- * in them (*offset) and how many zero bytes follow it (*pad).  One
- * encoder for the three forms, so that they embed the same bytes. */
-enum ol_err wrap_omp_image_head(const struct wrap_image *img, struct ol_buf *head,
-				uint64_t *offset, uint64_t *pad);
+/* Image img in its offload binary (of w's version), as a link's
+ * registration embeds it: the bytes before the image (appended to head),
+ * where the image starts in them (*offset) and how many zero bytes follow
+ * it (*pad).  One encoder for the three forms, so that they embed the
+ * same bytes. */
+enum ol_err wrap_omp_image_head(const struct wrap_openmp *w, const struct wrap_image *img,
+				struct ol_buf *head, uint64_t *offset, uint64_t *pad);
 
 /* Append an asm block that defines the local symbol `sym` in `section`
  * (section flags/type text as in a .section directive), `align`-aligned,

@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		};
 		struct wrap_openmp w = { "regforms", images, 2,
 					 new_entries ? "llvm_offload_entries" : "omp_offloading_entries",
-					 false, WRAP_OMP_LINK };
+					 false, WRAP_OMP_LINK, 1 };
 		FILE *f = fopen(argv[5], "rb");
 		char chunk[4096];
 		size_t n;

@@ -237,7 +237,7 @@ static enum ol_err generate(enum which k, bool assembly, const struct wo_input *
 		struct wrap_openmp w = { in->output, imgs, in->nimages,
 					 in->new_entries ? "llvm_offload_entries"
 							 : "omp_offloading_entries",
-					 false, WRAP_OMP_LINK };
+					 false, WRAP_OMP_LINK, 1 };
 
 		for (size_t i = 0; i < in->nimages; i++)
 			imgs[i] = (struct wrap_image){ in->triple[i], in->arch[i], image_path,

@@ -253,7 +253,7 @@ static void openmp_source_has_the_tables(void **state)
 		{ "nvptx64-nvidia-cuda", "sm_90", "/tmp/a \"b\".img", 1000, 1, "x.o", 0, NULL },
 		{ "x86_64-pc-linux-gnu", "", "/tmp/c.img", 24, 1, "y.o, lib.a(z.o)", 0, NULL },
 	};
-	struct wrap_openmp w = { "prog", imgs, 2, "omp_offloading_entries", false, WRAP_OMP_LINK };
+	struct wrap_openmp w = { "prog", imgs, 2, "omp_offloading_entries", false, WRAP_OMP_LINK, 1 };
 	struct ol_buf out = { 0 };
 	struct ol_diag d;
 	const char *s;

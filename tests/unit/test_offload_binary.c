@@ -78,12 +78,45 @@ static void v1_writer_matches_llvm_bytes(void **state)
 	assert_int_equal(out.len, sizeof(llvm_one_image));
 	assert_memory_equal(out.data, llvm_one_image, sizeof(llvm_one_image));
 	/* The head alone is the same prefix, for embedding by reference. */
-	assert_int_equal(ob_encode_v1_head(&img, &head, &image_offset, &pad), OL_OK);
+	assert_int_equal(ob_encode_head(&img, 1, &head, &image_offset, &pad), OL_OK);
 	assert_int_equal(image_offset, 152);
 	assert_int_equal(pad, 3);
 	assert_memory_equal(head.data, llvm_one_image, 152);
 	ol_buf_free(&out);
 	ol_buf_free(&head);
+}
+
+/* For versions 2 and 3 (LLVM 23's and 24's registrations) too, the head
+ * is what the whole encoding holds before the image, and the pad what
+ * follows it. */
+static void head_is_the_encoding_prefix(void **state)
+{
+	struct ob_kv kv[] = { { "triple", "x86_64-pc-linux-gnu" }, { "arch", "" } };
+	struct ob_image_desc img = { 1, 1, 0, kv, 2, (const uint8_t *)"IMAGE-13BYTES", 13 };
+	struct ol_diag d;
+
+	(void)state;
+	ol_diag_clear(&d);
+	for (unsigned v = 1; v <= 3; v++) {
+		struct ob_encode_opts o = { .version = v };
+		struct ol_buf out = { 0 }, head = { 0 };
+		uint64_t image_offset, pad;
+
+		assert_int_equal(ob_encode(&img, 1, &o, &out, &d), OL_OK);
+		assert_int_equal(ob_encode_head(&img, v, &head, &image_offset, &pad), OL_OK);
+		assert_int_equal(head.len, image_offset);
+		assert_int_equal(image_offset % 8, 0);
+		assert_int_equal(out.len, image_offset + 13 + pad);
+		assert_int_equal(out.len % 8, 0);
+		assert_memory_equal(out.data, head.data, head.len);
+		assert_memory_equal(out.data + image_offset, "IMAGE-13BYTES", 13);
+		assert_int_equal(out.data[4], v);
+		ol_buf_free(&out);
+		ol_buf_free(&head);
+	}
+	assert_int_equal(ob_release_version(22), 1);
+	assert_int_equal(ob_release_version(23), 2);
+	assert_int_equal(ob_release_version(24), 3);
 }
 
 static void decode_llvm_bytes(void **state)
@@ -398,6 +431,7 @@ int main(void)
 		cmocka_unit_test(spirv_container_damage),
 		cmocka_unit_test(strtab_matches_llvm),
 		cmocka_unit_test(v1_writer_matches_llvm_bytes),
+		cmocka_unit_test(head_is_the_encoding_prefix),
 		cmocka_unit_test(decode_llvm_bytes),
 		cmocka_unit_test(roundtrip_all_versions),
 		cmocka_unit_test(decoder_rejects_bad_fields),
