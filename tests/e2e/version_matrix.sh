@@ -146,6 +146,7 @@ compare_runs() {
 	fi
 	grep -qF -- "$expect" "$out.ours.out" || { echo "offlink's program printed $(cat "$out.ours.out")"; return 1; }
 	grep -q "initial=1" "$out.ours.out" && { echo "the target region ran on the host"; return 1; }
+	[ "$N" -ge 23 ] && { stub_view "$out" ours || return 1; }
 	llvm_outcome "$out" || return 0
 	run_prog "$out.llvm" || { LLVM_WHY="its program exited with $?: $(head -c 120 "$out.llvm.rerr" | tr '\n' ' ')"; return 0; }
 	if grep -q "initial=1" "$out.llvm.out"; then
@@ -157,6 +158,24 @@ compare_runs() {
 		return 0
 	fi
 	diff -u "$out.llvm.out" "$out.ours.out" >&2 || { echo "the outputs differ"; return 1; }
+	[ "$N" -lt 23 ] || stub_view "$out" llvm
+}
+
+# stub_view OUT WHO: from 23, each image is registered inside an offload
+# binary of version 2 (23) or 3 (24): the stub, preloaded before the
+# real libomptarget, must find it there (its triple) and the program must
+# still run and exit cleanly; LLVM's and offlink's programs register the
+# same images.
+stub_view() {
+	local out=$1 who=$2
+	OFFSTUB_LOG=$out.$who.log LD_PRELOAD=$STUB LD_LIBRARY_PATH=$RUNLIB OMP_TARGET_OFFLOAD=MANDATORY \
+		"./$out.$who" >/dev/null 2>"$out.$who.serr" ||
+		{ echo "$who's program under the stub exited with $?: $(head -c 300 "$out.$who.serr")"; return 1; }
+	stub_images "$out.$who.log" >"$out.$who.images"
+	grep -q '^openmp x86_64-pc-linux-gnu ' "$out.$who.images" ||
+		{ echo "the stub finds no x86_64 image in $who's registration: $(cat "$out.$who.images")"; return 1; }
+	[ "$who" = ours ] || diff -u "$out.llvm.images" "$out.ours.images" >&2 ||
+		{ echo "the registered images differ"; return 1; }
 }
 
 # llvm_outcome OUT: 0 if LLVM's link succeeded; else LLVM_WHY says why.
