@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format/target_id.h"
+#include "format/triple.h"
 #include "link/llvm_release.h"
 
 static const char *find_lld(struct ol_link *l, const struct ol_group *g)
@@ -76,7 +77,7 @@ static enum ol_err plan_amdgpu(struct ol_link *l, struct ol_group *g)
 
 static bool claims(const char *triple)
 {
-	return strncmp(triple, "amdgcn-", 7) == 0;
+	return ol_triple_is_amdgpu(triple);
 }
 
 const struct ol_backend ol_backend_amdgpu = {

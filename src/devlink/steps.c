@@ -8,6 +8,7 @@
 
 #include "common/grow.h"
 #include "common/response_file.h"
+#include "format/triple.h"
 
 /* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
  * that is not a triple (no '-', or a dash-led option) is part of the
@@ -21,9 +22,9 @@ const char *ol_scoped_arg(const char *spec, const char *triple)
 	if (!eq || spec[0] == '-' || !memchr(spec, '-', (size_t)(eq - spec)))
 		return spec;
 	n = (size_t)(eq - spec);
-	if (strlen(triple) == n && strncmp(spec, triple, n) == 0)
-		return eq + 1;
-	return NULL;
+	/* (LLVM 24 scopes AMD's arguments by "amdgpu-amd-amdhsa", and each
+	 * group's triple names its processor: format/triple.h) */
+	return ol_triple_scope_covers(spec, n, triple) ? eq + 1 : NULL;
 }
 
 const char *ol_group_stem(struct ol_link *l, const struct ol_group *g)

@@ -18,6 +18,7 @@
 #include "extract/offload_entries.h"
 #include "extract/offload_scan.h"
 #include "format/bitcode_symtab.h"
+#include "format/triple.h"
 
 static bool is_file(const char *path)
 {
@@ -563,7 +564,7 @@ static void add_bitcode_libraries(struct ol_link *l)
 
 static bool is_gpu_triple(const char *t)
 {
-	return strncmp(t, "nvptx", 5) == 0 || strncmp(t, "amdgcn", 6) == 0;
+	return strncmp(t, "nvptx", 5) == 0 || ol_triple_is_amdgpu(t);
 }
 
 /* A final link gets OpenMP's GPU device runtime from the -lomptarget.devicertl

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format/target_id.h"
+#include "format/triple.h"
 
 /* Architectures LLVM's Triple knows (the ones offloading meets); an
  * unknown one makes the whole triple unknown, as in LLVM. */
@@ -23,6 +24,9 @@ static bool known_arch(const char *a)
 	for (const char *const *k = known_arches; *k; k++)
 		if (strcmp(a, *k) == 0)
 			return true;
+	/* LLVM 24's AMD GPU spellings: amdgpu, amdgpu9, amdgpu9.0a, ... */
+	if (ol_amdgpu_arch_len(a) == strlen(a))
+		return true;
 	return strncmp(a, "armv", 4) == 0 || strncmp(a, "thumbv", 6) == 0;
 }
 
@@ -157,10 +161,17 @@ static bool same_component(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+/* (AMD's GPUs under either spelling are one architecture, as LLVM 24's
+ * bundler has it: the processor in the target ID tells them apart) */
+static bool same_arch(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0 || (ol_triple_is_amdgpu(a) && ol_triple_is_amdgpu(b));
+}
+
 static bool triples_compatible(const struct ol_bundle_id *a,
 			       const struct ol_bundle_id *b)
 {
-	return strcmp(a->arch, b->arch) == 0 && same_component(a->vendor, b->vendor) &&
+	return same_arch(a->arch, b->arch) && same_component(a->vendor, b->vendor) &&
 	       same_component(a->os, b->os) && same_component(a->env, b->env);
 }
 

@@ -26,6 +26,7 @@
 #include "format/bundle.h"
 #include "format/bundle_id.h"
 #include "format/ccob.h"
+#include "format/triple.h"
 #include "os/findprog.h"
 #include "os/outfile.h"
 #include "wrap/wrapper.h"
@@ -143,7 +144,8 @@ enum ol_err ol_plan_bundle(struct ol_link *l, struct ol_wrapper *w)
 /* The IDs of the HIP bundle, as each release's wrapper names its entries
  * and its bundler writes them (docs/compat.md, "HIP"): the host entry is a
  * constant, whatever the host -- "host-x86_64-unknown-linux" up to 19,
- * "host-x86_64-unknown-linux-gnu" from 20 --; the device entries are
+ * "host-x86_64-unknown-linux-gnu" from 20 --, and the link's host triple
+ * from 23; the device entries are
  * "hipv4-<triple>--<arch>" up to 16, "hip-..." after; the bundler of 15
  * and 16 writes an ID as it is given, from 17 on in its standard form
  * ("host-x86_64-unknown-linux--"). */
@@ -156,21 +158,37 @@ static const char *hip_id(struct ol_link *l, const char *given, struct ol_diag *
 	return ol_llvm_at_least(l, 17) ? ol_arena_strdup(&l->arena, id.text) : given;
 }
 
+/* The host entry's ID: a constant up to 22, the link's own host triple
+ * from 23. */
+static const char *hip_host_id(struct ol_link *l, struct ol_diag *d)
+{
+	if (ol_llvm_at_least(l, 23))
+		return hip_id(l, ol_arena_printf(&l->arena, "host-%s", l->opt.host_triple), d);
+	return hip_id(l, ol_llvm_at_least(l, 20) ? "host-x86_64-unknown-linux-gnu"
+						 : "host-x86_64-unknown-linux", d);
+}
+
 static enum ol_err hip_entries(struct ol_link *l, struct ol_wrapper *w,
 			       struct ol_map *maps, struct ol_bundle_entry *e,
 			       struct ol_diag *d)
 {
-	const char *host = hip_id(l, ol_llvm_at_least(l, 20) ? "host-x86_64-unknown-linux-gnu"
-							     : "host-x86_64-unknown-linux", d);
+	const char *host = hip_host_id(l, d);
+	char triple[256];
 
 	if (!host)
 		return d->code ? d->code : OL_E_NOMEM;
 	e[0] = (struct ol_bundle_entry){ host, strlen(host), (const uint8_t *)"", 0 };
 	for (size_t i = 0; i < w->ngroups; i++) {
 		const struct ol_group *g = w->groups[i];
-		const char *id = hip_id(l, ol_arena_printf(&l->arena, "%s-%s--%s",
-							   ol_llvm_at_least(l, 17) ? "hip" : "hipv4",
-							   g->triple, g->arch), d);
+		const char *id;
+
+		/* (LLVM 24 names the entries amdgcn still, whatever its
+		 * triples say) */
+		if (!ol_triple_as_amdgcn(g->triple, triple, sizeof(triple)))
+			return ol_diag_set(d, OL_E_BAD_TARGET, NULL, "triple too long: %s", g->triple);
+		id = hip_id(l, ol_arena_printf(&l->arena, "%s-%s--%s",
+					       ol_llvm_at_least(l, 17) ? "hip" : "hipv4",
+					       triple, g->arch), d);
 
 		if (!id || ol_map_file(g->image_path, &maps[i], d))
 			return d->code ? d->code : OL_E_NOMEM;

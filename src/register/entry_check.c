@@ -45,6 +45,7 @@
 #include "extract/nvcc_rdc.h"
 #include "format/bitcode_symtab.h"
 #include "format/target_id.h"
+#include "format/triple.h"
 
 enum { CUDA_TYPE_MASK = 7, CUDA_SURFACE = 2, CUDA_TEXTURE = 3, CUDA_EXTERN = 8 };
 /* An OpenMP entry that records `#pragma omp requires` (19 on; 22 names it
@@ -314,7 +315,7 @@ static bool is_nvptx(const char *triple)
 
 static bool is_amdgcn(const char *triple)
 {
-	return strncmp(triple, "amdgcn", 6) == 0;
+	return ol_triple_is_amdgpu(triple);
 }
 
 /* The runtime accepts image g on a device the target of group dev names. */

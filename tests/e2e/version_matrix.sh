@@ -349,7 +349,10 @@ cell_cuda() {
 		cc_ cuda $f.o "$GPU_SRC/$f.cu" "${cu[@]}" || return 1
 	done
 	cc_ cuda cuda_managed.o "$GPU_SRC/cuda_managed.c" || return 1
-	link_both cuda cuda --offload-new-driver -fgpu-rdc --cuda-path="$CUDA" cuda_k1.o cuda_k2.o \
+	# (from 24, a CUDA link runs the wrapper only when told: --offload-link)
+	local link=(--offload-new-driver -fgpu-rdc)
+	[ "$N" -ge 24 ] && link+=(--offload-link)
+	link_both cuda cuda "${link[@]}" --cuda-path="$CUDA" cuda_k1.o cuda_k2.o \
 		cuda_main.o cuda_managed.o -L"$STUBDIR" -lcudart
 	compare_logs cuda
 }
