@@ -6,6 +6,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,17 +117,6 @@ const char *image_arch(const void *start, size_t size, const char *triple,
 	return arch;
 }
 
-int image_spirv(const void *start, size_t size, struct ol_spirv_container *c)
-{
-	const char *field, *why;
-
-	if (!ol_is_spirv_container(start, size))
-		return 0;
-	if ((why = ol_spirv_container_read(start, size, c, &field)))
-		stub_fail("image", "a SPIR-V container whose %s is wrong: %s", field, why);
-	return 1;
-}
-
 uint64_t image_digest(const void *start, size_t size)
 {
 	const uint8_t *p = start;
@@ -178,9 +168,10 @@ static const char *binary_string(const uint8_t *b, uint64_t size, uint64_t off, 
 	return (const char *)b + off;
 }
 
-/* The triple and arch of entry e of binary b (version v, size bytes). */
-static void entry_strings(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
-			  const char **triple, const char **arch)
+/* The value of string `want` of entry e of binary b (version v, size
+ * bytes), into *out when it has one. */
+static void entry_string(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
+			 const char *want, const char **out)
 {
 	uint64_t so = le64(e + 8), n = le64(e + 16), es = v == 1 ? 16 : 24;
 
@@ -191,11 +182,19 @@ static void entry_strings(const uint8_t *b, uint32_t v, uint64_t size, const uin
 		const char *key = binary_string(b, size, le64(se), SIZE_MAX);
 		const char *val = binary_string(b, size, le64(se + 8), v == 1 ? SIZE_MAX : le64(se + 16));
 
-		if (key && val && !strcmp(key, "triple"))
-			*triple = val;
-		else if (key && val && !strcmp(key, "arch"))
-			*arch = val;
+		if (key && val && !strcmp(key, want)) {
+			*out = val;
+			return;
+		}
 	}
+}
+
+/* The triple and arch of entry e. */
+static void entry_strings(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
+			  const char **triple, const char **arch)
+{
+	entry_string(b, v, size, e, "triple", triple);
+	entry_string(b, v, size, e, "arch", arch);
 }
 
 /* Whether the offload binary at b (inside [b, limit)) holds the image
@@ -250,6 +249,64 @@ int enclosing_binary(const void *start, size_t size, const char **triple,
 			break;
 	}
 	return 0;
+}
+
+/* ---- SPIR-V images ---- */
+
+int image_is_offload_binary(const void *start, size_t size)
+{
+	const uint8_t *p = start;
+
+	return size >= 48 && memcmp(p, "\x10\xff\x10\xad", 4) == 0 && le32(p + 4) >= 1 &&
+	       le32(p + 4) <= 3 && !(le32(p + 4) == 3 && le64(p + 32) != 0) && le64(p + 8) <= size;
+}
+
+/* LLVM 23's registration of a SPIR-V module: an offload binary whose
+ * entries are SPIR-V images (kind 6), with the container version as the
+ * string "version"; read into *c as the ELF container's notes would be. */
+static int nested_spirv(const uint8_t *p, struct ol_spirv_container *c)
+{
+	uint32_t v = le32(p + 4);
+	uint64_t total = le64(p + 8), eoff = le64(p + 16), n = v == 1 ? 1 : le64(p + 24);
+	const char *version = NULL;
+
+	if (eoff > total || n > (total - eoff) / 40)
+		stub_fail("image", "an offload binary whose %llu entries do not fit", (unsigned long long)n);
+	memset(c, 0, sizeof(*c));
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *e = p + eoff + 40 * i;
+		uint64_t at = le64(e + 24), len = le64(e + 32);
+
+		if (le16(e) != 6)
+			continue;
+		if (at > total || len > total - at || !ol_is_spirv(p + at, (size_t)len))
+			stub_fail("image", "entry %llu of a nested offload binary is not a SPIR-V module",
+				  (unsigned long long)i);
+		if (!c->nmodules++) {
+			c->module_offset = at;
+			c->module_size = len;
+			ol_spirv_version(p + at, &c->spirv_major, &c->spirv_minor);
+			entry_string(p, v, total, e, "version", &version);
+		}
+	}
+	if (!c->nmodules)
+		return 0;
+	c->images = (unsigned long)n;
+	snprintf(c->version, sizeof(c->version), "%s", version ? version : "");
+	return 1;
+}
+
+int image_spirv(const void *start, size_t size, struct ol_spirv_container *c)
+{
+	const char *field, *why;
+
+	if (image_is_offload_binary(start, size))
+		return nested_spirv(start, c); /* (its size checked there) */
+	if (!ol_is_spirv_container(start, size))
+		return 0;
+	if ((why = ol_spirv_container_read(start, size, c, &field)))
+		stub_fail("image", "a SPIR-V container whose %s is wrong: %s", field, why);
+	return 1;
 }
 
 /* ---- a cubin's kernels ---- */

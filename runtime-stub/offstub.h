@@ -89,9 +89,14 @@ int image_variable(const void *start, size_t size, const char *name, const uint8
 		   size_t *len);
 
 struct ol_spirv_container;
-/* 1 and *c filled for a SPIR-V container (machine 205, format/
- * spirv_container.h), 0 for anything else; fails on a damaged one. */
+/* 1 and *c filled for a registered SPIR-V module: LLVM 22's container
+ * (machine 205, format/spirv_container.h) or, from 23, an offload binary
+ * with SPIR-V entries (its "version" string as the container's); 0 for
+ * anything else; fails on a damaged one. */
 int image_spirv(const void *start, size_t size, struct ol_spirv_container *c);
+
+/* Whether an image is itself an (uncompressed) offload binary. */
+int image_is_offload_binary(const void *start, size_t size);
 
 /* The image's FNV-1a 64 digest: lets a test compare what two links
  * register without the image itself in the log. */

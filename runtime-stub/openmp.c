@@ -115,7 +115,10 @@ static const char *container(const void *start, size_t size)
 		return "elf";
 	if (size >= 4 && (memcmp(p, "BC\xc0\xde", 4) == 0 || memcmp(p, "\xde\xc0\x17\x0b", 4) == 0))
 		return "bitcode";
-	stub_fail("__tgt_device_image", "an image of %zu bytes that is neither ELF nor bitcode "
+	/* (LLVM 23 registers a SPIR-V module inside an offload binary) */
+	if (image_is_offload_binary(start, size))
+		return "offload-binary";
+	stub_fail("__tgt_device_image", "an image of %zu bytes that is neither ELF, bitcode nor an offload binary "
 		  "(starts %02x %02x %02x %02x)", size, size > 0 ? p[0] : 0, size > 1 ? p[1] : 0,
 		  size > 2 ? p[2] : 0, size > 3 ? p[3] : 0);
 }

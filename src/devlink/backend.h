@@ -25,7 +25,7 @@ struct ol_backend {
 	enum ol_err (*plan)(struct ol_link *l, struct ol_group *g);
 	/* After g's last step, or NULL: the image made from what the link
 	 * wrote (g->module_path); finishing names it in messages. */
-	enum ol_err (*finish)(struct ol_group *g, struct ol_diag *d);
+	enum ol_err (*finish)(struct ol_link *l, struct ol_group *g, struct ol_diag *d);
 	const char *finishing;
 };
 

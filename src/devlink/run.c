@@ -55,7 +55,7 @@ static enum ol_err finish_image(struct ol_link *l, struct ol_group *g, struct ol
 {
 	enum ol_err rc;
 
-	if (g->backend && g->backend->finish && (rc = g->backend->finish(g, d))) {
+	if (g->backend && g->backend->finish && (rc = g->backend->finish(l, g, d))) {
 		ol_diag_prefix(d, "%s (%s)", g->steps[g->nsteps - 1].step, g->backend->finishing);
 		return rc;
 	}

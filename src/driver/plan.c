@@ -9,6 +9,7 @@
 #include "common/message.h"
 #include "devlink/devlink.h"
 #include "devlink/thinlto.h"
+#include "link/llvm_release.h"
 
 static bool same_image(const struct ol_image *a, const struct ol_image *b)
 {
@@ -61,9 +62,10 @@ void ol_print_plan(struct ol_link *l)
 			g->cache_note ? "  (device-link cache: " : "",
 			g->cache_note ? g->cache_note : "", g->cache_note ? ")" : "");
 		if (g->module_path)
-			ol_message("offlink", NULL, "    (linked to %s, then wrapped by offlink in the "
-						    "SPIR-V container for Intel's runtime)",
-				   g->module_path);
+			ol_message("offlink", NULL, "    (linked to %s, then wrapped by offlink in %s)",
+				   g->module_path,
+				   ol_llvm_at_least(l, 23) ? "an offload binary as a SPIR-V image"
+							   : "the SPIR-V container for Intel's runtime");
 		if (g->thin)
 			ol_message("offlink", NULL, "    (%s)", ol_thin_summary(l, g));
 		for (size_t k = 0; k < g->nimages; k++) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/buf.h"
+#include "common/le.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"
@@ -14,6 +15,7 @@
 #include "format/ccob.h"
 #include "format/compress.h"
 #include "format/cuda_fatbin.h"
+#include "format/offload_binary.h"
 #include "format/spirv_container.h"
 
 /* A scan in progress: where, whom to tell, and what it may still cost
@@ -259,6 +261,73 @@ static enum ol_err bundles(const struct scan *s, const char *where, const uint8_
 	return rc;
 }
 
+/* ---- offload binaries inside an image ---- */
+
+/* LLVM 23 registers a SPIR-V module as the image of an offload binary
+ * that is itself the registered image: each binary at p[0..len), each of
+ * its entries reported (or opened, when it is a container again). */
+static enum ol_err one_binary_entry(const struct scan *s, const char *where, size_t k,
+				    const struct ob_entry *e, const char *compression,
+				    size_t stored, uint64_t *room, struct ol_diag *d)
+{
+	struct scan inner = *s;
+	const char *triple = ob_entry_get(e, "triple"), *arch = ob_entry_get(e, "arch");
+	char *path = NULL;
+	bool found = false;
+	enum ol_err rc;
+
+	inner.room = room;
+	if (asprintf(&path, "%s > image %zu", where, k) < 0)
+		return ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+	if (take_room(room, path, e->image_size, d)) {
+		free(path);
+		return d->code;
+	}
+	if (!(rc = nested(&inner, path, e->image, (size_t)e->image_size, &found, d)) && !found)
+		rc = report(&inner, path, image_format(e->image, (size_t)e->image_size),
+			    ob_offload_kind_name(e->offload_kind), triple ? triple : "",
+			    arch ? arch : "", e->image, (size_t)e->image_size, compression,
+			    stored, d);
+	free(path);
+	return rc;
+}
+
+static enum ol_err binaries(const struct scan *s, const char *where, const uint8_t *p,
+			    size_t len, struct ol_diag *d)
+{
+	struct ob_walk w;
+	struct ob_binary b;
+	bool have;
+	enum ol_err rc = OL_OK;
+
+	ob_walk_init(&w, p, len);
+	for (size_t i = 0; !rc; i++) {
+		char *path = NULL;
+		uint64_t room;
+
+		/* (a compressed binary inflates against the input's budget) */
+		if (w.off <= len && len - w.off >= OB_HEADER_SIZE_V3 && ol_le32(p + w.off + 4) == 3 &&
+		    spend_inflation(s, where, ol_le64(p + w.off + 32), d))
+			return d->code;
+		if (ob_walk_next(&w, &b, &have, d)) {
+			ol_diag_prefix(d, "%s", where);
+			return d->code;
+		}
+		if (!have)
+			break;
+		room = b.nbytes;
+		if (asprintf(&path, "%s > offload binary %zu", where, i) < 0)
+			rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+		for (size_t k = 0; !rc && k < b.nentries; k++)
+			rc = one_binary_entry(s, path, k, &b.entries[k],
+					      b.inflated_size ? ol_compression_name(b.compression) : NULL,
+					      (size_t)b.size, &room, d);
+		free(path);
+		ob_binary_free(&b);
+	}
+	return rc;
+}
+
 /* ---- nesting ---- */
 
 static enum ol_err nested(const struct scan *parent, const char *path, const uint8_t *p,
@@ -274,6 +343,12 @@ static enum ol_err nested(const struct scan *parent, const char *path, const uin
 		return fatbins(s, path, p, len, d);
 	if (ol_is_binary_bundle(p, len) || ol_is_ccob(p, len))
 		return bundles(s, path, p, len, d);
+	if (ob_is_offload_binary(p, len)) {
+		if (inner.depth > NESTING_MAX)
+			return ol_diag_set(d, OL_E_BAD_FIELD, NULL,
+					   "%s: containers nested more than %d deep", path, NESTING_MAX);
+		return binaries(s, path, p, len, d);
+	}
 	if (ol_is_spirv_container(p, len)) {
 		struct ol_spirv_container c;
 		const char *field, *bad = ol_spirv_container_read(p, len, &c, &field);

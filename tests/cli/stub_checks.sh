@@ -39,10 +39,22 @@ expect_text entries56.txt <<'TXT'
 openmp kernel __omp_offloading_1_2_main_l3 0
 openmp link linked 4
 TXT
+# LLVM 23's and 24's registrations: images in binaries of version 2 and 3
+for v in 2 3; do
+	good omp_v$v
+	stub_images log >images_v$v.txt
+	echo "openmp x86_64-pc-linux-gnu  62 elf" | expect_text images_v$v.txt
+done
+good omp_nested_spirv
+stub_images log >images_spv.txt
+echo "openmp spirv64-intel  null offload-binary" | expect_text images_spv.txt
+[ "$(jq -r '.images[0].spirv | "\(.notes_version) \(.images) \(.modules) \(.version)"' log)" = "1.0 1 1 1.4" ] ||
+	fail "the nested SPIR-V module as the stub reads it: $(cat log)"
+bad omp_nested_bad "entry 0 of a nested offload binary is not a SPIR-V module"
 bad omp_null_desc "a null descriptor"
 bad omp_image_order "image 0 spans"
 bad omp_image_entries "image 0 has entries"
-bad omp_not_elf "neither ELF nor bitcode"
+bad omp_not_elf "neither ELF, bitcode nor an offload binary"
 bad omp_machine "ELF machine 62 in an image for nvptx64-nvidia-cuda"
 bad omp_arch "ELF code for sm_80 in an image declared sm_90"
 bad omp_entry_size "host entry table of 40 bytes"

@@ -102,17 +102,23 @@ static void elf_header(uint8_t *h, uint16_t machine, uint32_t flags, uint8_t abi
 
 /* An image in a version 1 offload binary declaring triple and arch;
  * returns the image's address inside it. */
-static const uint8_t *in_binary(const uint8_t *image, size_t size, const char *triple,
-				const char *arch)
+/* image inside an offload binary of version (0: 1) with other images
+ * before it (a version 2 or 3 binary's images follow each other). */
+static const uint8_t *in_binary_v(const uint8_t *image, size_t size, const char *triple,
+				  const char *arch, unsigned version, uint16_t kind)
 {
 	struct ob_kv kv[] = { { "arch", arch }, { "triple", triple } };
-	struct ob_image_desc desc = { OB_IMG_OBJECT, OB_OFK_OPENMP, 0, kv, 2, image, size };
+	struct ob_image_desc desc[2] = {
+		{ OB_IMG_OBJECT, OB_OFK_OPENMP, 0, kv, 2, (const uint8_t *)"another image", 13 },
+		{ kind, OB_OFK_OPENMP, 0, kv, 2, image, size },
+	};
+	struct ob_encode_opts o = { .version = version };
 	struct ol_buf out = { 0 };
 	struct ol_diag d;
 	const uint8_t *bin, *found;
 
 	ol_diag_clear(&d);
-	if (ob_encode(&desc, 1, NULL, &out, &d)) {
+	if (ob_encode(version > 1 ? desc : desc + 1, version > 1 ? 2 : 1, &o, &out, &d)) {
 		fprintf(stderr, "stub_cases: cannot encode\n");
 		exit(2);
 	}
@@ -120,6 +126,12 @@ static const uint8_t *in_binary(const uint8_t *image, size_t size, const char *t
 	found = memmem(bin, out.len, image, size);
 	ol_buf_free(&out);
 	return found;
+}
+
+static const uint8_t *in_binary(const uint8_t *image, size_t size, const char *triple,
+				const char *arch)
+{
+	return in_binary_v(image, size, triple, arch, 1, OB_IMG_OBJECT);
 }
 
 /* ---- OpenMP ---- */
@@ -172,6 +184,29 @@ static void omp_case(const char *c)
 		omp(image + size, 0, entries32, entries32 + 2, 0);
 	} else if (!strcmp(c, "omp_image_entries")) {
 		omp(image, size, entries32, entries32 + 2, 1);
+	} else if (!strcmp(c, "omp_v2") || !strcmp(c, "omp_v3")) {
+		/* LLVM 23's and 24's registrations: the image the second entry
+		 * of a binary of version 2 or 3 */
+		elf_header(h, EM_X86_64, 0, 0);
+		omp(in_binary_v(h, sizeof(h), "x86_64-pc-linux-gnu", "", c[5] - '0', OB_IMG_OBJECT),
+		    sizeof(h), entries32, entries32 + 2, 0);
+	} else if (!strcmp(c, "omp_nested_spirv") || !strcmp(c, "omp_nested_bad")) {
+		/* LLVM 23's SPIR-V registration: the image is an offload binary
+		 * with the module as its SPIR-V entry */
+		static const uint8_t spv[20] = { 0x03, 0x02, 0x23, 0x07, 0, 4, 1, 0 };
+		struct ob_kv kv[] = { { "triple", "spirv64-intel" }, { "version", "1.0" } };
+		struct ob_image_desc inner = { OB_IMG_SPIRV, OB_OFK_OPENMP, 0, kv, 2,
+					       c[11] == 's' ? spv : (const uint8_t *)"not spirv at all!!!!", 20 };
+		struct ob_encode_opts o = { .version = 2 };
+		struct ol_buf b = { 0 };
+		struct ol_diag d;
+
+		ol_diag_clear(&d);
+		if (ob_encode(&inner, 1, &o, &b, &d))
+			exit(2);
+		omp(in_binary_v(place(b.data, b.len), b.len, "spirv64-intel", "", 2, OB_IMG_OBJECT), b.len,
+		    entries32, entries32 + 2, 0);
+		ol_buf_free(&b);
 	} else if (!strcmp(c, "omp_not_elf")) {
 		omp(place("not an image", 12), 12, entries32, entries32 + 2, 0);
 	} else if (!strcmp(c, "omp_machine")) {
