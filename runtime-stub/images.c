@@ -189,12 +189,67 @@ static void entry_string(const uint8_t *b, uint32_t v, uint64_t size, const uint
 	}
 }
 
+/* The bytes of string `want` of entry e as stored (versions 2 and 3 give
+ * a value's size: a SYCL image's "symbols" holds NULs), or 0. */
+static int entry_bytes(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
+		       const char *want, const uint8_t **p, uint64_t *len)
+{
+	uint64_t so = le64(e + 8), n = le64(e + 16), es = v == 1 ? 16 : 24;
+
+	if (v == 1 || so > size || n > (size - so) / es)
+		return 0;
+	for (uint64_t s = 0; s < n && s < 64; s++) {
+		const uint8_t *se = b + so + es * s;
+		const char *key = binary_string(b, size, le64(se), SIZE_MAX);
+		uint64_t at = le64(se + 8), vlen = le64(se + 16);
+
+		if (key && !strcmp(key, want) && at <= size && vlen <= size - at) {
+			*p = b + at;
+			*len = vlen;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* The triple and arch of entry e. */
 static void entry_strings(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
 			  const char **triple, const char **arch)
 {
 	entry_string(b, v, size, e, "triple", triple);
 	entry_string(b, v, size, e, "arch", arch);
+}
+
+int binary_entries(const void *start, size_t size, struct binary_entry *out, size_t max)
+{
+	const uint8_t *b = start;
+	uint32_t v;
+	uint64_t total, eoff, n;
+
+	if (!image_is_offload_binary(start, size))
+		return -1;
+	v = le32(b + 4);
+	total = le64(b + 8);
+	eoff = le64(b + 16);
+	n = v == 1 ? 1 : le64(b + 24);
+	if (eoff > total || n > (total - eoff) / 40 || n > max)
+		return -1;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *e = b + eoff + 40 * i;
+		struct binary_entry *o = &out[i];
+		uint64_t at = le64(e + 24), len = le64(e + 32);
+
+		if (at > total || len > total - at)
+			return -1;
+		memset(o, 0, sizeof(*o));
+		o->image_kind = le16(e);
+		o->offload_kind = le16(e + 2);
+		o->image = b + at;
+		o->image_size = len;
+		entry_strings(b, v, total, e, &o->triple, &o->arch);
+		entry_bytes(b, v, total, e, "symbols", &o->symbols, &o->symbols_len);
+	}
+	return (int)n;
 }
 
 /* Whether the offload binary at b (inside [b, limit)) holds the image

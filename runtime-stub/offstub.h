@@ -98,6 +98,21 @@ int image_spirv(const void *start, size_t size, struct ol_spirv_container *c);
 /* Whether an image is itself an (uncompressed) offload binary. */
 int image_is_offload_binary(const void *start, size_t size);
 
+/* One entry of an offload binary, as binary_entries reads it. */
+struct binary_entry {
+	uint16_t image_kind, offload_kind;
+	const uint8_t *image;
+	uint64_t image_size;
+	const char *triple, *arch;          /* NULL when absent */
+	const uint8_t *symbols;             /* SYCL's kernel names, as stored, */
+	uint64_t symbols_len;               /* or NULL, 0 */
+};
+
+/* The entries of the offload binary at start (size bytes), at most max,
+ * into out: their number, or -1 when it is not an uncompressed binary or
+ * an entry does not fit. */
+int binary_entries(const void *start, size_t size, struct binary_entry *out, size_t max);
+
 /* The image's FNV-1a 64 digest: lets a test compare what two links
  * register without the image itself in the log. */
 uint64_t image_digest(const void *start, size_t size);

@@ -255,7 +255,7 @@ static int choose_release(struct bundler *b)
 {
 	const char *bad;
 
-	b->release = ol_llvm_tool_release(b->llvm, OL_LLVM_NEWEST_KNOWN, &bad);
+	b->release = ol_llvm_tool_release(b->llvm, &bad);
 	if (!b->release)
 		return usage_error("-llvm=%s: %s", b->llvm ? b->llvm : getenv("OFFLINK_LLVM"), bad);
 	b->ccob_version = b->release >= 22 ? 3 : 2;

@@ -146,11 +146,21 @@ void ol_key_step_args(struct ol_key *k, const struct ol_cmd *c, const char *prog
 	}
 }
 
-bool ol_is_spirv_link(const char *path)
+static const char *base_name(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
-	return strcmp(base ? base + 1 : path, "spirv-link") == 0;
+	return base ? base + 1 : path;
+}
+
+static bool is_sycl_linker(const char *path)
+{
+	return strcmp(base_name(path), "clang-sycl-linker") == 0;
+}
+
+bool ol_is_inputs_linker(const char *path)
+{
+	return strcmp(base_name(path), "spirv-link") == 0 || is_sycl_linker(path);
 }
 
 void ol_key_linker_command(struct ol_key *k, char *const *argv, size_t argc,
@@ -161,10 +171,13 @@ void ol_key_linker_command(struct ol_key *k, char *const *argv, size_t argc,
 	r->flavor = -1;
 	if (!argc) {
 		ol_key_refuse(k, "clang -### did not say what it runs");
-	} else if (ol_is_spirv_link(argv[0])) {
+	} else if (ol_is_inputs_linker(argv[0])) {
 		/* it reads its inputs and nothing else: no dependency file */
 		ol_key_program(k, "linker", argv[0]);
-		ol_key_spirv_link_args(k, argv, argc);
+		if (is_sycl_linker(argv[0]))
+			ol_key_sycl_linker_args(k, argv, argc);
+		else
+			ol_key_spirv_link_args(k, argv, argc);
 	} else if ((r->flavor = ol_ld_flavor_of(argv[0])) < 0) {
 		ol_key_refuse(k, "clang runs the linker %s, whose inputs the cache cannot list "
 				 "(GNU ld and lld write dependency files)",

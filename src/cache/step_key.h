@@ -50,9 +50,11 @@ void ol_key_step_args(struct ol_key *k, const struct ol_cmd *c, const char *prog
 void ol_key_linker_command(struct ol_key *k, char *const *argv, size_t argc,
 			   struct ol_step_reads *r);
 
-/* Whether path names SPIRV-Tools' linker (it reads its inputs and
- * nothing else: it writes no dependency file, and needs none). */
-bool ol_is_spirv_link(const char *path);
+/* Whether path names a linker clang runs that reads its inputs, and the
+ * libraries it is told to, and nothing else -- SPIRV-Tools' spirv-link
+ * (SPIR-V), LLVM's clang-sycl-linker (SYCL) --: it writes no dependency
+ * file, and needs none. */
+bool ol_is_inputs_linker(const char *path);
 
 /* The linker flavor clang will run for a link through it whose command
  * is not known yet: -fuse-ld, else the first ld where clang looks for it

@@ -57,6 +57,19 @@ static const struct tool_opt spirv_link_opts[] = {
 	{ "-h", REFUSE, FLAG }, { "--help", REFUSE, FLAG }, { "--version", REFUSE, FLAG },
 };
 
+/* LLVM's clang-sycl-linker (23 on): it links the bitcode it is given and
+ * generates SPIR-V in process; the AOT options run Intel's compilers. */
+static const struct tool_opt sycl_linker_opts[] = {
+	{ "-o", OUTPUT, VALUE }, { "-triple", TEXT, VALUE }, { "--triple", TEXT, VALUE },
+	{ "-arch", TEXT, VALUE }, { "--arch", TEXT, VALUE }, { "-L", SEARCH, VALUE },
+	{ "-l", LIBRARY, VALUE }, { "--module-split-mode", TEXT, VALUE }, { "-u", TEXT, VALUE },
+	{ "--whole-archive", TEXT, FLAG }, { "--no-whole-archive", TEXT, FLAG },
+	{ "--ocloc-options", REFUSE, VALUE }, { "--opencl-aot-options", REFUSE, VALUE },
+	{ "--save-temps", REFUSE, FLAG }, { "--spirv-dump-device-code", REFUSE, VALUE },
+	{ "--print-linked-module", REFUSE, FLAG }, { "--dry-run", REFUSE, FLAG },
+	{ "-v", REFUSE, FLAG }, { "-help", REFUSE, FLAG }, { "--version", REFUSE, FLAG },
+};
+
 struct parsed {
 	const struct tool_opt *o;
 	const char *value;
@@ -230,6 +243,12 @@ void ol_key_spirv_link_args(struct ol_key *k, char *const *argv, size_t argc)
 {
 	key_table(k, "spirv-link", spirv_link_opts,
 		  sizeof(spirv_link_opts) / sizeof(spirv_link_opts[0]), argv, argc, false);
+}
+
+void ol_key_sycl_linker_args(struct ol_key *k, char *const *argv, size_t argc)
+{
+	key_table(k, "clang-sycl-linker", sycl_linker_opts,
+		  sizeof(sycl_linker_opts) / sizeof(sycl_linker_opts[0]), argv, argc, false);
 }
 
 void ol_key_plain_args(struct ol_key *k, char *const *argv, size_t argc)

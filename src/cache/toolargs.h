@@ -17,6 +17,11 @@ void ol_key_ptxas_args(struct ol_key *k, char *const *argv, size_t argc);
 /* spirv-link, as clang runs it for a SPIR-V device link: inputs by
  * content, the link options as text, -o in the temporary directory. */
 void ol_key_spirv_link_args(struct ol_key *k, char *const *argv, size_t argc);
+/* clang-sycl-linker, as clang --sycl-link runs it (LLVM 23 on): inputs
+ * by content, its -l libraries where -L finds them, the rest as text;
+ * the options that run other tools (ocloc, opencl-aot) or write more
+ * than the output are refused. */
+void ol_key_sycl_linker_args(struct ol_key *k, char *const *argv, size_t argc);
 
 /* Any other tool offlink runs with arguments it wrote itself (LLVM's
  * clang-nvlink-wrapper, llvm-link, opt, llc): files in the temporary

@@ -17,7 +17,11 @@
 
 struct ol_backend {
 	const char *name;            /* "CPU", "NVPTX", ...: for readers */
-	/* Whether the family links groups of this triple. */
+	/* A family of one offload kind (SYCL: its own linker, whatever the
+	 * triple) claims every group of that kind; the others (kind 0) claim
+	 * the groups of the triples they link. */
+	enum ob_offload_kind kind;
+	/* Whether the family links groups of this triple (kind 0). */
 	bool (*claims)(const char *triple);
 	/* Add g's steps (ol_group_add_step); g->stem, g->input_paths and
 	 * g->image_path are set.  OL_E_UNSUPPORTED: reported already (the
@@ -29,11 +33,11 @@ struct ol_backend {
 	const char *finishing;
 };
 
-/* The families (cpu.c, nvptx.c, amdgpu.c, spirv.c), and the one that
- * claims triple, or NULL (backends.c). */
-extern const struct ol_backend ol_backend_cpu, ol_backend_nvptx, ol_backend_amdgpu,
-	ol_backend_spirv;
-const struct ol_backend *ol_backend_of(const char *triple);
+/* The families (sycl.c, cpu.c, nvptx.c, amdgpu.c, spirv.c), and the one
+ * that links groups of kind and triple, or NULL (backends.c). */
+extern const struct ol_backend ol_backend_sycl, ol_backend_cpu, ol_backend_nvptx,
+	ol_backend_amdgpu, ol_backend_spirv;
+const struct ol_backend *ol_backend_of(enum ob_offload_kind kind, const char *triple);
 
 /* ---- shared by the backends (steps.c) ---- */
 

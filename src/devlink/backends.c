@@ -1,6 +1,6 @@
 /* The backends, one per target family, and the planning of every group's
- * link by the backend that claims its triple (docs/design.md, "Adding a
- * target family"). */
+ * link by the backend that claims its kind or its triple (docs/design.md,
+ * "Adding a target family"). */
 #include "devlink/backend.h"
 
 #include <stdlib.h>
@@ -10,16 +10,22 @@
 #include "devlink/devlink.h"
 
 static const struct ol_backend *const backends[] = {
+	&ol_backend_sycl,
 	&ol_backend_cpu,
 	&ol_backend_nvptx,
 	&ol_backend_amdgpu,
 	&ol_backend_spirv,
 };
 
-const struct ol_backend *ol_backend_of(const char *triple)
+const struct ol_backend *ol_backend_of(enum ob_offload_kind kind, const char *triple)
 {
-	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
-		if (backends[i]->claims(triple))
+	size_t n = sizeof(backends) / sizeof(backends[0]);
+
+	for (size_t i = 0; i < n; i++)
+		if (backends[i]->kind && backends[i]->kind == kind)
+			return backends[i];
+	for (size_t i = 0; i < n; i++)
+		if (!backends[i]->kind && backends[i]->claims(triple))
 			return backends[i];
 	return NULL;
 }
@@ -95,7 +101,7 @@ enum ol_err ol_plan_device_links(struct ol_link *l)
 			&l->arena, "%s.img", ol_group_stem(l, g))));
 		if (!g->image_path)
 			return OL_E_NOMEM;
-		if ((g->backend = ol_backend_of(g->triple))) {
+		if ((g->backend = ol_backend_of(g->kind, g->triple))) {
 			rc = g->backend->plan(l, g);
 		} else {
 			ol_link_errorf(l, "device link %s: linking for %s is not supported "

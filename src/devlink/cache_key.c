@@ -168,7 +168,8 @@ void ol_dc_derive(const uint8_t key[32], const char *what, uint8_t out[32])
 
 int ol_dc_predict_linker(const struct ol_group *g, const struct ol_cmd *c)
 {
-	if (ol_triple_is_spirv(g->triple))
+	/* (spirv-link, clang-sycl-linker: the inputs linkers of step_key.h) */
+	if (ol_triple_is_spirv(g->triple) || g->kind == OB_OFK_SYCL)
 		return OL_LD_NONE;
 	return ol_guess_clang_linker(g->triple, c->argv.v, c->argv.n);
 }

@@ -252,7 +252,7 @@ bool ol_cache_retry_plain(struct ol_link *l, struct ol_group *g, size_t failed_s
 	/* only when clang ran another linker than the one the flags were
 	 * for (its recorded command says): otherwise the failure is the
 	 * link's own */
-	if (!ol_dc_read_probe(l, g, &why) || !g->linker.n || ol_is_spirv_link(g->linker.v[0]) ||
+	if (!ol_dc_read_probe(l, g, &why) || !g->linker.n || ol_is_inputs_linker(g->linker.v[0]) ||
 	    ol_ld_flavor_of(g->linker.v[0]) == g->predicted)
 		return false;
 	c = &g->steps[g->driver_step];

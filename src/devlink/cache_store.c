@@ -203,7 +203,7 @@ static bool settle_probe(struct ol_link *l, struct ol_group *g, const char **why
 	if (!ol_dc_read_probe(l, g, why))
 		return false;
 	ol_dc_store_answer(l, g); /* the answer stands, whatever becomes of the link */
-	if (!ol_is_spirv_link(g->linker.v[0]) && ol_ld_flavor_of(g->linker.v[0]) != g->predicted) {
+	if (!ol_is_inputs_linker(g->linker.v[0]) && ol_ld_flavor_of(g->linker.v[0]) != g->predicted) {
 		*why = ol_arena_printf(&l->arena, "clang runs %s, not the linker predicted; the next "
 						  "link is keyed by it",
 				       ol_link_quote(l, g->linker.v[0]));

@@ -91,7 +91,7 @@ static enum ol_err explicit_release(struct ol_link *l, const char *value, const 
 	unsigned long n;
 
 	if (all_digits(value) ? !ol_parse_uint(value, 1, 999, &n) : !is_dir(value)) {
-		ol_link_errorf(l, "%s=%s: expected an LLVM release number such as 16, 19 or 22, "
+		ol_link_errorf(l, "%s=%s: expected an LLVM release number such as 16, 19 or 23, "
 				  "or the bin directory of an LLVM installation",
 			       source, ol_link_quote(l, value));
 		return OL_E_USAGE;

@@ -10,12 +10,16 @@
  *     entries omp_offloading_entries (32 bytes); constructor and
  *     destructor at priority 1.
  *
- *   llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<host>] -o <out> <file>...
- *     LLVM 22's tool: OpenMP images in .llvm.offloading as given (a raw
- *     image, or an offload binary whose image is registered), a CUDA
- *     fatbinary or HIP bundle with its wrapper; entries
- *     llvm_offload_entries (56 bytes), or those of the release --llvm=
- *     names; a priority-101 constructor.
+ *   llvm-offload-wrapper --kind=openmp|cuda|hip|sycl [--triple=<host>]
+ *                        [--relocatable] -o <out> <file>...
+ *     LLVM 22's to 24's tool: OpenMP images in .llvm.offloading (with
+ *     --relocatable .llvm.offloading.relocatable) as given -- a raw image,
+ *     or an offload binary (of any version: 23 writes 2, 24 writes 3)
+ *     whose first image is registered --, a CUDA fatbinary or HIP bundle
+ *     with its wrapper, SYCL images (clang-sycl-linker's offload
+ *     binaries) as they are; entries llvm_offload_entries (56 bytes), or
+ *     those of the release --llvm= names; a priority-101 constructor (23's
+ *     SYCL registration: constructor and destructor at priority 1).
  *
  * The output is LLVM IR text made of `module asm` lines: the same
  * assembly offlink assembles for a link (wrap/registration_asm.c), which
@@ -54,14 +58,14 @@ enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
 static const char tool[] = "offlink-wrapper";
 
 enum mode { MODE_UNSET, MODE_LLVM14, MODE_LLVM22 };
-enum kind { KIND_UNSET, KIND_OPENMP, KIND_CUDA, KIND_HIP };
+enum kind { KIND_UNSET, KIND_OPENMP, KIND_CUDA, KIND_HIP, KIND_SYCL };
 
 struct options {
 	enum mode mode;
 	enum kind kind;
 	const char *triple, *output, *llvm;
 	struct ol_strvec images;
-	int help, version;
+	int help, version, relocatable;
 };
 
 static const char usage_text[] =
@@ -71,19 +75,24 @@ static const char usage_text[] =
 	"takes either's options).\n"
 	"\n"
 	"USAGE: clang-offload-wrapper -target <host triple> -o <out> <image>...\n"
-	"       llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<host triple>]\n"
-	"                            -o <out> <file>...\n"
+	"       llvm-offload-wrapper --kind=openmp|cuda|hip|sycl [--triple=<host triple>]\n"
+	"                            [--relocatable] -o <out> <file>...\n"
 	"\n"
 	"OPTIONS:\n"
 	"  -o <file>                the module (LLVM IR text; compile with clang -c)\n"
 	"  -target <triple>, --target=<triple>\n"
 	"                           LLVM 14: the host triple; OpenMP images registered\n"
 	"                           as clang-offload-wrapper-14 does\n"
-	"  --kind=<kind>            LLVM 22: openmp, cuda (a fatbinary) or hip (a bundle)\n"
-	"  --triple=<triple>        LLVM 22: the host triple (default " OFFLINK_DEFAULT_HOST_TRIPLE ")\n"
-	"  --llvm=<release>         whose entry tables the registration walks: 20 and\n"
-	"                           later llvm_offload_entries, older releases their own\n"
-	"                           (default: 14 as clang-offload-wrapper, else 22)\n"
+	"  --kind=<kind>            LLVM 22 on: openmp, cuda (a fatbinary), hip (a bundle)\n"
+	"                           or sycl (offload binaries, registered as they are)\n"
+	"  --triple=<triple>        LLVM 22 on: the host triple (default " OFFLINK_DEFAULT_HOST_TRIPLE ")\n"
+	"  --relocatable            OpenMP: the images in .llvm.offloading.relocatable,\n"
+	"                           for a -r link (device code no later link takes again)\n"
+	"  --llvm=<release>         whose registration to write: from 20 the entries\n"
+	"                           llvm_offload_entries, older releases their own; 24's\n"
+	"                           SYCL constructor (default: 14 as clang-offload-wrapper,\n"
+	"                           else $OFFLINK_LLVM, the clang that runs it, the newest\n"
+	"                           LLVM installed)\n"
 	"  --help, --version\n"
 	"\n"
 	"Only x86_64 and aarch64 hosts.  See offlink-wrapper(1).\n";
@@ -136,11 +145,14 @@ static int parse_options(char **argv, size_t argc, struct options *o)
 			o->triple = v;
 		} else if ((v = value_of(argv, argc, &i, "llvm"))) {
 			o->llvm = v;
+		} else if (!strcmp(a, "--relocatable") || !strcmp(a, "-relocatable")) {
+			o->relocatable = 1;
 		} else if ((v = value_of(argv, argc, &i, "kind"))) {
 			o->kind = !strcmp(v, "openmp") ? KIND_OPENMP : !strcmp(v, "cuda") ? KIND_CUDA
-				  : !strcmp(v, "hip") ? KIND_HIP : KIND_UNSET;
+				  : !strcmp(v, "hip") ? KIND_HIP : !strcmp(v, "sycl") ? KIND_SYCL
+				  : KIND_UNSET;
 			if (o->kind == KIND_UNSET)
-				return usage_error("--kind=%s: expected openmp, cuda or hip", v);
+				return usage_error("--kind=%s: expected openmp, cuda, hip or sycl", v);
 			if (o->mode == MODE_UNSET)
 				o->mode = MODE_LLVM22;
 		} else {
@@ -190,8 +202,9 @@ static enum ol_err open_input(const char *path, struct input *in, struct ol_diag
 	return OL_OK;
 }
 
-/* An input file's size, and (LLVM 22, OpenMP) where its image lies when
- * it is an offload binary: its first image, as LLVM's tool registers it.
+/* An input file's size, and (LLVM 22 on, OpenMP) where its image lies
+ * when it is an offload binary: its first image, as LLVM's tool registers
+ * it, whatever the version (a compressed one holds no image in its bytes).
  * The generator names the file by in->token, which the writer replaces
  * with the file's bytes. */
 static enum ol_err describe(const struct options *o, size_t i, struct input *in,
@@ -220,12 +233,14 @@ static enum ol_err describe(const struct options *o, size_t i, struct input *in,
 	else if (m.len >= 4 && !memcmp(m.data, "\x10\xff\x10\xad", 4)) {
 		ol_diag_clear(d);
 		if ((rc = ob_decode(m.data, m.len, &b, d)) == OL_OK) {
-			if (b.nentries && b.version == 1) {
+			if (b.nentries && !b.inflated_size) {
 				img->inner_offset = b.entries[0].image_offset;
 				img->size = b.entries[0].image_size;
 			} else {
 				rc = ol_diag_set(d, OL_E_UNSUPPORTED, NULL, "%s: an offload binary of "
-						 "version %u with %zu images", path, b.version, b.nentries);
+						 "version %u with %zu images%s: no image to register "
+						 "in its bytes", path, b.version, b.nentries,
+						 b.inflated_size ? ", compressed" : "");
 			}
 			ob_binary_free(&b);
 		} else {
@@ -267,9 +282,14 @@ static enum ol_err generate(const struct options *o, unsigned release, const str
 	if (!rc && o->kind == KIND_OPENMP) {
 		struct wrap_openmp w = { o->output, imgs, o->images.n,
 					 new_entries ? "llvm_offload_entries" : "omp_offloading_entries",
-					 false, o->mode == MODE_LLVM14 ? WRAP_OMP_LLVM14 : WRAP_OMP_AS_GIVEN, 1 };
+					 o->relocatable,
+					 o->mode == MODE_LLVM14 ? WRAP_OMP_LLVM14 : WRAP_OMP_AS_GIVEN, 1 };
 
 		rc = wrap_openmp_asm(&w, a, s, d);
+	} else if (!rc && o->kind == KIND_SYCL) {
+		struct wrap_sycl w = { o->output, imgs, o->images.n, false, release >= 24 };
+
+		rc = wrap_sycl_asm(&w, a, s, d);
 	} else if (!rc) {
 		struct wrap_cuda_hip w = { o->kind == KIND_HIP, o->output, in[0].token,
 					   o->images.v[0], new_entries, NULL, 0, NULL, 0 };
@@ -481,7 +501,9 @@ static int run(struct options *o)
 		return usage_error("%s", "name the registration: -target <triple> (as "
 					 "clang-offload-wrapper) or --kind=<kind> (as llvm-offload-wrapper)");
 	if (o->mode == MODE_LLVM22 && o->kind == KIND_UNSET)
-		return usage_error("%s", "--kind=openmp|cuda|hip is required");
+		return usage_error("%s", "--kind=openmp|cuda|hip|sycl is required");
+	if (o->relocatable && o->kind != KIND_OPENMP)
+		return usage_error("%s", "--relocatable is for OpenMP images (--kind=openmp)");
 	if (o->mode == MODE_LLVM14)
 		o->kind = KIND_OPENMP;
 	if (!o->output)
@@ -490,8 +512,9 @@ static int run(struct options *o)
 		return usage_error("%s", "no input images");
 	if (!o->triple)
 		o->triple = OFFLINK_DEFAULT_HOST_TRIPLE;
-	release = o->mode == MODE_LLVM14 ? 14 : 22;
-	if (o->llvm && !(release = ol_llvm_tool_release(o->llvm, release, &bad)))
+	if (o->mode == MODE_LLVM14)
+		release = 14;
+	else if (!(release = ol_llvm_tool_release(o->llvm, &bad)))
 		return usage_error("--llvm: %s", bad);
 	if (!(a = asm_arch_of(o->triple))) {
 		ol_message(tool, "error", "host triple %s: offlink-wrapper writes the registration for "
@@ -531,7 +554,7 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 	else if (rc == 0 && o.version)
 		printf("offlink-wrapper (offlink) %s\ncompatible with clang-offload-wrapper (LLVM 14) "
-		       "and llvm-offload-wrapper (LLVM 22)\n", OFFLINK_VERSION);
+		       "and llvm-offload-wrapper (LLVM 22 to 24)\n", OFFLINK_VERSION);
 	else if (rc == 0)
 		rc = run(&o);
 	ol_cleanup_run();

@@ -103,10 +103,10 @@ char *ol_llvm_find_release(unsigned major, char *searched, size_t len)
 	return found;
 }
 
-unsigned ol_llvm_tool_release(const char *option, unsigned newest, const char **bad)
+unsigned ol_llvm_tool_release(const char *option, const char **bad)
 {
 	const char *v = option && *option ? option : getenv("OFFLINK_LLVM");
-	char bin[PATH_MAX];
+	char bin[PATH_MAX], *dir = NULL;
 	unsigned major;
 
 	*bad = NULL;
@@ -114,13 +114,16 @@ unsigned ol_llvm_tool_release(const char *option, unsigned newest, const char **
 		unsigned long n;
 
 		if (!ol_parse_uint(v, 1, 999, &n)) {
-			*bad = "expected an LLVM release number such as 16, 19 or 22";
+			*bad = "expected an LLVM release number such as 16, 19 or 23";
 			return 0;
 		}
 		return (unsigned)n;
 	}
-	major = ol_llvm_parent_clang(bin, sizeof(bin));
-	return major ? major : newest;
+	if ((major = ol_llvm_parent_clang(bin, sizeof(bin))))
+		return major;
+	major = ol_llvm_newest(&dir);
+	free(dir);
+	return major ? major : OL_LLVM_NEWEST_KNOWN;
 }
 
 unsigned ol_llvm_newest(char **bin)

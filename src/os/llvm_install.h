@@ -28,13 +28,14 @@ char *ol_llvm_find_release(unsigned major, char *searched, size_t len);
 unsigned ol_llvm_newest(char **bin);
 
 /* The LLVM release whose behaviour a format tool (offlink-binary,
- * offlink-bundler) follows: option (its --llvm= value, a release number;
- * may be NULL), else $OFFLINK_LLVM, else the release of the clang that
- * started the tool, else newest.  0 and an error text in *bad when the
- * value given is not a release number. */
-unsigned ol_llvm_tool_release(const char *option, unsigned newest, const char **bad);
+ * offlink-bundler, offlink-wrapper) follows: option (its --llvm= value, a
+ * release number; may be NULL), else $OFFLINK_LLVM, else the release of
+ * the clang that started the tool, else the newest installed (as a link
+ * run by hand does), else the newest offlink knows.  0 and an error text
+ * in *bad when the value given is not a release number. */
+unsigned ol_llvm_tool_release(const char *option, const char **bad);
 
 /* The newest release whose differences offlink knows (docs/compat.md). */
-#define OL_LLVM_NEWEST_KNOWN 22
+#define OL_LLVM_NEWEST_KNOWN 24
 
 #endif

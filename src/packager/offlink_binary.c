@@ -328,7 +328,7 @@ static int parse_options(struct ol_strvec *args, struct options *o)
 		return 0;
 	if (!o->output && o->inputs.n == 0 && !o->list && !o->extract_dir)
 		return usage_error("nothing to do: give -o to package or an input to extract from");
-	o->release = ol_llvm_tool_release(o->llvm, OL_LLVM_NEWEST_KNOWN, &bad);
+	o->release = ol_llvm_tool_release(o->llvm, &bad);
 	if (!o->release)
 		return usage_error("--llvm=%s: %s", o->llvm ? o->llvm : getenv("OFFLINK_LLVM"), bad);
 	if (!o->enc.version && !o->compress)

@@ -7,6 +7,12 @@
 #include "common/buf.h"
 #include "register/register.h"
 
+/* Whether w's images go into a container first: CUDA's and HIP's do. */
+static inline bool ol_bundles(const struct ol_wrapper *w)
+{
+	return w->kind == OB_OFK_CUDA || w->kind == OB_OFK_HIP;
+}
+
 /* Add the bundling steps of w (CUDA: fatbinary) before its compile. */
 enum ol_err ol_plan_bundle(struct ol_link *l, struct ol_wrapper *w);
 /* The registration source of w; writes the HIP bundle first. */

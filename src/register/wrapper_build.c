@@ -26,7 +26,7 @@
 #include "wrap/asm_code.h"
 #include "wrap/wrapper.h"
 
-static const enum ob_offload_kind kinds[] = { OB_OFK_OPENMP, OB_OFK_CUDA, OB_OFK_HIP };
+static const enum ob_offload_kind kinds[] = { OB_OFK_OPENMP, OB_OFK_CUDA, OB_OFK_HIP, OB_OFK_SYCL };
 
 /* Every origin of the group's images, for the generated comment. */
 static const char *origins_of(struct ol_link *l, const struct ol_group *g)
@@ -122,7 +122,7 @@ static enum ol_err choose_form(struct ol_link *l, struct ol_wrapper *w, char **a
 	if (!a)
 		why = ol_arena_printf(&l->arena, "offlink writes no assembly for host %s",
 				      ol_link_quote(l, l->opt.host_triple));
-	else if (w->kind != OB_OFK_OPENMP && !ol_bundle_asm_names_ok(l, w))
+	else if (ol_bundles(w) && !ol_bundle_asm_names_ok(l, w))
 		why = "a managed variable's name is not one the assembly path writes";
 	else if (!(*assembler = find_assembler(l, a, mc)))
 		why = ol_arena_printf(&l->arena, "no assembler for %s ($OFFLINK_AS, %s-linux-gnu-as, "
@@ -196,7 +196,7 @@ enum ol_err ol_plan_wrappers(struct ol_link *l)
 			free(assembler);
 			return OL_E_NOMEM;
 		}
-		if (w->kind != OB_OFK_OPENMP && ol_plan_bundle(l, w)) {
+		if (ol_bundles(w) && ol_plan_bundle(l, w)) {
 			free(assembler);
 			return l->nerrors ? OL_E_REPORTED : OL_E_NOMEM;
 		}
@@ -296,6 +296,29 @@ static enum ol_err openmp_source(struct ol_link *l, struct ol_wrapper *w,
 	return rc;
 }
 
+/* SYCL: each group's image (clang-sycl-linker's offload binary) as it
+ * is; the release decides the constructor's form. */
+static enum ol_err sycl_source(struct ol_link *l, struct ol_wrapper *w, struct ol_buf *src,
+			       struct ol_diag *d)
+{
+	struct wrap_image *imgs = calloc(w->ngroups, sizeof(*imgs));
+	struct wrap_sycl ws = { l->output, imgs, w->ngroups, l->opt.relocatable,
+				ol_llvm_at_least(l, 24) };
+	enum ol_err rc = imgs ? OL_OK : ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
+
+	for (size_t i = 0; i < w->ngroups && !rc; i++) {
+		const struct ol_group *g = w->groups[i];
+
+		imgs[i] = (struct wrap_image){ g->triple, g->arch, g->image_path, 0,
+					       OB_IMG_NONE, origins_of(l, g), 0, NULL };
+		rc = image_size(l, g->image_path, &imgs[i].size);
+	}
+	if (!rc)
+		rc = w->arch ? wrap_sycl_asm(&ws, w->arch, src, d) : wrap_sycl_source(&ws, src, d);
+	free(imgs);
+	return rc;
+}
+
 static enum ol_err write_source(struct ol_link *l, struct ol_wrapper *w)
 {
 	struct ol_buf src = { 0 };
@@ -305,6 +328,8 @@ static enum ol_err write_source(struct ol_link *l, struct ol_wrapper *w)
 	ol_diag_clear(&d);
 	if (w->kind == OB_OFK_OPENMP)
 		rc = openmp_source(l, w, &src, &d);
+	else if (w->kind == OB_OFK_SYCL)
+		rc = sycl_source(l, w, &src, &d);
 	else
 		rc = ol_bundle_source(l, w, &src, &d);
 	if (!rc)

@@ -378,4 +378,49 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	return p->nnvcc ? nvcc_code(out, p) : OL_OK;
 }
 
-const struct asm_arch asm_aarch64 = { "aarch64", omp_code, cuda_hip_code };
+/* One of the two SYCL functions: each (image, size) pair to callee; x19
+ * walks the pairs, x20 is their end. */
+static enum ol_err sycl_walk(struct ol_buf *out, const char *name, const char *callee,
+			     bool then_atexit)
+{
+	if (function_start(out, name))
+		return OL_E_NOMEM;
+	L("\tstp x29, x30, [sp, #-32]!");
+	L("\t.cfi_def_cfa_offset 32");
+	L("\tmov x29, sp");
+	L("\tstp x19, x20, [sp, #16]");
+	L("\t.cfi_offset w29, -32");
+	L("\t.cfi_offset w30, -24");
+	L("\t.cfi_offset w19, -16");
+	L("\t.cfi_offset w20, -8");
+	if (address(out, "x19", "__offlink_sycl_images") ||
+	    address(out, "x20", "__offlink_sycl_images_end"))
+		return OL_E_NOMEM;
+	L(".L%s_next:", name);
+	L("\tcmp x19, x20");
+	L("\tb.hs .L%s_done", name);
+	L("\tldp x0, x1, [x19], #16");
+	L("\tbl %s", callee);
+	L("\tb .L%s_next", name);
+	L(".L%s_done:", name);
+	L("\tldp x19, x20, [sp, #16]");
+	L("\tldp x29, x30, [sp], #32");
+	L("\t.cfi_def_cfa_offset 0");
+	if (then_atexit) {
+		if (address(out, "x0", "__offlink_sycl_unregister"))
+			return OL_E_NOMEM;
+		L("\tb atexit");
+	} else {
+		L("\tret");
+	}
+	return function_end(out, name);
+}
+
+static enum ol_err sycl_code(struct ol_buf *out, bool use_atexit)
+{
+	return sycl_walk(out, "__offlink_sycl_register", "__sycl_register_lib", use_atexit) ||
+			       sycl_walk(out, "__offlink_sycl_unregister", "__sycl_unregister_lib", false)
+		       ? OL_E_NOMEM : OL_OK;
+}
+
+const struct asm_arch asm_aarch64 = { "aarch64", omp_code, cuda_hip_code, sycl_code };

@@ -339,4 +339,52 @@ static enum ol_err cuda_hip_code(struct ol_buf *out, const struct asm_cuda_hip *
 	return p->nnvcc ? nvcc_code(out, p) : OL_OK;
 }
 
-const struct asm_arch asm_x86_64 = { "x86_64", omp_code, cuda_hip_code };
+/* One of the two SYCL functions: each (image, size) pair to callee; rbx
+ * walks the pairs, r12 is their end. */
+static enum ol_err sycl_walk(struct ol_buf *out, const char *name, const char *callee,
+			     bool then_atexit)
+{
+	if (function_start(out, name))
+		return OL_E_NOMEM;
+	L("\tpushq %%rbx");
+	L("\t.cfi_def_cfa_offset 16");
+	L("\t.cfi_offset %%rbx, -16");
+	L("\tpushq %%r12");
+	L("\t.cfi_def_cfa_offset 24");
+	L("\t.cfi_offset %%r12, -24");
+	L("\tsubq $8, %%rsp");
+	L("\t.cfi_def_cfa_offset 32");
+	L("\tleaq __offlink_sycl_images(%%rip), %%rbx");
+	L("\tleaq __offlink_sycl_images_end(%%rip), %%r12");
+	L(".L%s_next:", name);
+	L("\tcmpq %%r12, %%rbx");
+	L("\tjae .L%s_done", name);
+	L("\tmovq (%%rbx), %%rdi");
+	L("\tmovq 8(%%rbx), %%rsi");
+	L("\tcall %s@PLT", callee);
+	L("\taddq $16, %%rbx");
+	L("\tjmp .L%s_next", name);
+	L(".L%s_done:", name);
+	L("\taddq $8, %%rsp");
+	L("\t.cfi_def_cfa_offset 24");
+	L("\tpopq %%r12");
+	L("\t.cfi_def_cfa_offset 16");
+	L("\tpopq %%rbx");
+	L("\t.cfi_def_cfa_offset 8");
+	if (then_atexit) {
+		L("\tleaq __offlink_sycl_unregister(%%rip), %%rdi");
+		L("\tjmp atexit@PLT");
+	} else {
+		L("\tret");
+	}
+	return function_end(out, name);
+}
+
+static enum ol_err sycl_code(struct ol_buf *out, bool use_atexit)
+{
+	return sycl_walk(out, "__offlink_sycl_register", "__sycl_register_lib", use_atexit) ||
+			       sycl_walk(out, "__offlink_sycl_unregister", "__sycl_unregister_lib", false)
+		       ? OL_E_NOMEM : OL_OK;
+}
+
+const struct asm_arch asm_x86_64 = { "x86_64", omp_code, cuda_hip_code, sycl_code };

@@ -52,6 +52,31 @@ enum ol_err wrap_openmp_comment(const struct wrap_openmp *w, const char *form,
 	return OL_OK;
 }
 
+enum ol_err wrap_sycl_comment(const struct wrap_sycl *w, const char *form, struct ol_buf *out)
+{
+	P("/* SYCL offload registration for ");
+	E(w->output);
+	if (generated_by(form, out))
+		return OL_E_NOMEM;
+	P(" *\n * Device images (offload binaries of clang-sycl-linker, as they are):\n");
+	for (size_t i = 0; i < w->nimages; i++) {
+		P(" *   [%zu] ", i);
+		if (wrap_image_name(&w->images[i], out))
+			return OL_E_NOMEM;
+		P(", %llu bytes, from ", (unsigned long long)w->images[i].size);
+		E(w->images[i].origins);
+		P("\n");
+	}
+	P(" *\n * Registered by __sycl_register_lib(image, size), %s.\n",
+	  w->use_atexit ? "from a priority-101 constructor, unregistered at exit (LLVM 24)"
+			: "from a priority-1 constructor, unregistered by a priority-1 "
+			  "destructor (LLVM 23)");
+	if (w->relocatable)
+		P(" * Relocatable (-r): images in .llvm.offloading.relocatable.\n");
+	P(" */\n\n");
+	return OL_OK;
+}
+
 enum ol_err wrap_cuda_hip_comment(const struct wrap_cuda_hip *w, const char *sect,
 				  const char *form, struct ol_buf *out)
 {

@@ -19,6 +19,9 @@ enum ol_err wrap_image_name(const struct wrap_image *img, struct ol_buf *out);
 enum ol_err wrap_openmp_comment(const struct wrap_openmp *w, const char *form,
 				struct ol_buf *out);
 
+/* The SYCL header comment. */
+enum ol_err wrap_sycl_comment(const struct wrap_sycl *w, const char *form, struct ol_buf *out);
+
 /* The CUDA/HIP header comment, for the entries in section sect. */
 enum ol_err wrap_cuda_hip_comment(const struct wrap_cuda_hip *w, const char *sect,
 				  const char *form, struct ol_buf *out);

@@ -179,6 +179,40 @@ enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *
 	return OL_OK;
 }
 
+/* SYCL (LLVM 23 on): each image as it is, the table of (image, size)
+ * pairs the architecture's code walks, and the release's constructor. */
+enum ol_err wrap_sycl_asm(const struct wrap_sycl *w, const struct asm_arch *a,
+			  struct ol_buf *out, struct ol_diag *d)
+{
+	char sym[64];
+
+#define TRY(x)                                          \
+	do {                                            \
+		if ((x))                                \
+			return ol_diag_set(d, OL_E_NOMEM, NULL, NULL); \
+	} while (0)
+	TRY(wrap_sycl_comment(w, a->name, out));
+	for (size_t i = 0; i < w->nimages; i++) {
+		snprintf(sym, sizeof(sym), "__offlink_sycl_image_%zu", i);
+		TRY(section(out, wrap_omp_image_section(w->relocatable), "a", "0x6fff4c0b", 16));
+		TRY(blob(out, sym, NULL, 0, w->images[i].path, 0));
+	}
+	TRY(section(out, ".data.rel.ro", "aw", "progbits", 8));
+	TRY(ol_buf_puts(out, "__offlink_sycl_images:\n"));
+	for (size_t i = 0; i < w->nimages; i++)
+		TRY(ol_buf_printf(out, "\t.quad __offlink_sycl_image_%zu, %llu\n", i,
+				  (unsigned long long)w->images[i].size));
+	TRY(ol_buf_puts(out, "__offlink_sycl_images_end:\n\n"));
+	TRY(a->sycl_code(out, w->use_atexit));
+	if (w->use_atexit)
+		TRY(constructor(out, "__offlink_sycl_register"));
+	else /* LLVM 23: both at priority 1 */
+		TRY(array_entry(out, "init_array", 1, "__offlink_sycl_register", false) ||
+		    array_entry(out, "fini_array", 1, "__offlink_sycl_unregister", true));
+#undef TRY
+	return OL_OK;
+}
+
 struct names {
 	const char *lower, *prefix, *fatbin_section, *wrapper_section, *entries;
 	unsigned magic, align;

@@ -61,6 +61,22 @@ struct wrap_openmp {
 enum ol_err wrap_openmp_source(const struct wrap_openmp *w, struct ol_buf *out,
 			       struct ol_diag *d);
 
+/* The SYCL registration (LLVM 23 on): each image -- an offload binary
+ * clang-sycl-linker wrote -- as it is, in .llvm.offloading, registered by
+ * __sycl_register_lib(image, size) and unregistered likewise. */
+struct wrap_sycl {
+	const char *output;
+	const struct wrap_image *images; /* triple, arch, path, size, origins */
+	size_t nimages;
+	bool relocatable;  /* -r: images in .llvm.offloading.relocatable */
+	/* LLVM 24's: a priority-101 constructor that unregisters with atexit;
+	 * else 23's: constructor and destructor at priority 1 */
+	bool use_atexit;
+};
+
+/* The SYCL registration as C (sycl_wrapper.c). */
+enum ol_err wrap_sycl_source(const struct wrap_sycl *w, struct ol_buf *out, struct ol_diag *d);
+
 struct wrap_managed {
 	const char *init_symbol;    /* "x.managed": the initial value */
 	const char *pointer_symbol; /* "x": where the runtime puts the pointer */
@@ -104,6 +120,10 @@ struct asm_arch;
  * differently in a quoted name (those go the C path, whose compiler
  * writes symbols itself). */
 bool wrap_asm_symbol_ok(const char *name);
+
+/* The SYCL registration for architecture a, as assembly. */
+enum ol_err wrap_sycl_asm(const struct wrap_sycl *w, const struct asm_arch *a,
+			  struct ol_buf *out, struct ol_diag *d);
 
 /* The OpenMP registration for architecture a, as assembly. */
 enum ol_err wrap_openmp_asm(const struct wrap_openmp *w, const struct asm_arch *a,

@@ -3,7 +3,8 @@
 # hosts offlink writes the registration as assembly; it must do exactly
 # what the C form (compiled by clang, which the other tests check against
 # the real runtimes and LLVM's links) does.  For OpenMP, CUDA, HIP and
-# CUDA with nvcc's relocatable modules (issue 38),
+# CUDA with nvcc's relocatable modules (issue 38), SYCL as LLVM 23 and 24
+# register it (issue 43),
 # with LLVM 19's 32-byte and LLVM 20+'s 56-byte entries, both forms are
 # generated (tests/lib/regforms), built with a harness whose entry table
 # has every kind of entry the code handles and whose runtime functions
@@ -35,12 +36,13 @@ for arch in x86_64 aarch64; do
 	link=("${cc[@]}" -fuse-ld=lld)
 	assemblers=("llvm-mc-19 --triple=$arch-linux-gnu -filetype=obj")
 	command -v $arch-linux-gnu-as >/dev/null && assemblers+=("$arch-linux-gnu-as")
-	for kind in openmp cuda hip nvcc; do
+	for kind in openmp cuda hip nvcc sycl23 sycl24; do
 		for layout in old new; do
+			case $kind in sycl*) [ $layout = new ] || continue ;; esac
 			d=$arch-$kind-$layout
 			mkdir -p $d
 			file=$T/container.bin
-			[ $kind = openmp ] && file=$T/image.bin
+			[ $kind = openmp ] || [ ${kind#sycl} != $kind ] && file=$T/image.bin
 			check "$d: generate" "$HELP/regforms" $kind $layout $arch $d "$file"
 			defs=()
 			[ $kind = hip ] && defs+=(-DHIP)
@@ -48,6 +50,7 @@ for arch in x86_64 aarch64; do
 			[ $layout = new ] && defs+=(-DNEW_ENTRIES)
 			harness=$H/harness_gpu.c
 			[ $kind = openmp ] && harness=$H/harness_omp.c
+			[ ${kind#sycl} != $kind ] && harness=$H/harness_sycl.c
 			check "$d: harness" "${cc[@]}" -O1 -fPIE "${defs[@]}" -c "$harness" -o $d/harness.o
 			check "$d: C form" "${cc[@]}" -fPIC -O2 -c $d/reg.c -o $d/reg_c.o
 			check "$d: link C form" "${link[@]}" $d/harness.o $d/reg_c.o -o $d/prog_c
@@ -74,6 +77,16 @@ for arch in x86_64 aarch64; do
 			fi
 			# Both forms right, not only alike.
 			case $kind in
+			sycl*)
+				cat >$d/sycl.want <<'TXT'
+sycl register: 21 bytes, 494d4147, 16-aligned yes
+sycl register: 21 bytes, 494d4147, 16-aligned yes
+main
+sycl unregister: 21 bytes, 494d
+sycl unregister: 21 bytes, 494d
+TXT
+				diff -u $d/sycl.want $d/c.out >&2 || fail "$d: not registered before main and unregistered after"
+				;;
 			openmp)
 				contains $d/c.out "register: 2 images, entries 0..3"
 				contains $d/c.out "image 1: 21 bytes, 494d4147, binary found"
@@ -125,7 +138,7 @@ TXT
 		done
 	done
 	ran=$((ran + 1))
-	echo "$arch: assembly and C registrations agree (OpenMP, CUDA, HIP, nvcc modules; 32- and 56-byte entries; ${#assemblers[@]} assemblers)"
+	echo "$arch: assembly and C registrations agree (OpenMP, CUDA, HIP, nvcc modules, SYCL; 32- and 56-byte entries; ${#assemblers[@]} assemblers)"
 done
 [ $ran -gt 0 ] || skip "no architecture could run"
 [ $objects = 2 ] || fail "the object form was compared $objects times, not 2"

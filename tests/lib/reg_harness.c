@@ -128,6 +128,22 @@ static void *handle_cell;
 RUNTIME(__cuda)
 RUNTIME(__hip)
 
+/* ---- SYCL (LLVM 23 on): an image and its size ---- */
+
+void __sycl_register_lib(const char *image, uint64_t size);
+void __sycl_unregister_lib(const char *image, uint64_t size);
+
+void __sycl_register_lib(const char *image, uint64_t size)
+{
+	printf("sycl_register_lib: %llu bytes, fnv %08x\n", (unsigned long long)size,
+	       fnv(image, (size_t)size));
+}
+
+void __sycl_unregister_lib(const char *image, uint64_t size)
+{
+	printf("sycl_unregister_lib: %llu bytes\n", (unsigned long long)size);
+}
+
 /* ---- entries: a kernel and a variable of each kind ---- */
 
 static char kernel_addr, variable_addr[4];

@@ -7,7 +7,9 @@
  * makes of reg.s, byte for byte).
  *
  *   KIND    openmp | cuda | hip | nvcc (CUDA with two nvcc modules,
- *           _mod_a and _mod_b, registered against the same fat binary)
+ *           _mod_a and _mod_b, registered against the same fat binary) |
+ *           sycl23 | sycl24 (FILE twice, as LLVM 23 and 24 register it;
+ *           LAYOUT does not apply)
  *   LAYOUT  old (32-byte entries, LLVM <= 19) | new (56-byte, LLVM 20+)
  *   ARCH    x86_64 | aarch64
  *   FILE    the image (OpenMP: both images) or the fatbinary/bundle
@@ -47,7 +49,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: regforms openmp|cuda|hip|nvcc old|new x86_64|aarch64 DIR FILE\n");
+		fprintf(stderr, "usage: regforms openmp|cuda|hip|nvcc|sycl23|sycl24 old|new x86_64|aarch64 DIR FILE\n");
 		return 2;
 	}
 	new_entries = strcmp(argv[2], "new") == 0;
@@ -75,6 +77,19 @@ int main(int argc, char **argv)
 		rc = wrap_openmp_source(&w, &c, &d) || wrap_openmp_asm(&w, a, &s, &d);
 		if (!rc && a == &asm_x86_64)
 			rc = wrap_openmp_object(&w, &pieces, &d) || ol_pieces_flatten(&pieces, &obj);
+	} else if (strncmp(argv[1], "sycl", 4) == 0) {
+		struct wrap_image images[2] = {
+			{ "spirv64-unknown-unknown", "", argv[5], 0, 0, "harness", 0, NULL },
+			{ "spirv64-unknown-unknown", "", argv[5], 0, 0, "harness", 0, NULL },
+		};
+		struct wrap_sycl w = { "regforms", images, 2, false, strcmp(argv[1], "sycl24") == 0 };
+		FILE *f = fopen(argv[5], "rb");
+
+		if (!f || fseek(f, 0, SEEK_END) != 0)
+			return perror(argv[5]), 1;
+		images[0].size = images[1].size = (uint64_t)ftell(f);
+		fclose(f);
+		rc = wrap_sycl_source(&w, &c, &d) || wrap_sycl_asm(&w, a, &s, &d);
 	} else {
 		static const struct wrap_managed managed[] = {
 			{ "harness_init_0", "harness_ptr_0" },
