@@ -72,6 +72,25 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 /* The options of the "-mllvm <opt>" pairs among the --device-linker values
  * for triple, appended to out. */
 void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *out);
+
+/* Every -l<name> among the --device-linker values for g's triple must be
+ * found where the device linker looks: lib<name>.a or lib<name>.so in
+ * the -L directories among those values, then <LLVM>/lib (as
+ * clang-nvlink-wrapper searches).  nvlink ignores a library it does not
+ * find, leaving only the references it cannot resolve; LLVM's link says
+ * which library is missing, and so does this (OL_E_UNSUPPORTED, reported;
+ * from 23 clang names OpenMP's GPU device runtime -lompdevice). */
+enum ol_err ol_check_device_libraries(struct ol_link *l, const struct ol_group *g);
+
+/* In c's arguments, each -l<name> (or "-l" "<name>") of the device
+ * linker values replaced by the file it names, found as above: nvlink
+ * skips a library of clang's objects when it searches for one ("Skipping
+ * incompatible"), and links it given by name, as clang-nvlink-wrapper
+ * gives it. */
+void ol_name_device_libraries(struct ol_link *l, const struct ol_group *g, struct ol_cmd *c);
+
+/* Whether g's device linker values name a library (-l). */
+bool ol_has_device_libraries(struct ol_link *l, const struct ol_group *g);
 /* --embed-bitcode: the image is the group's bitcode merged by LTO, so
  * every image must be bitcode; otherwise an error naming where the
  * device code came from (OL_E_UNSUPPORTED). */

@@ -148,7 +148,8 @@ static enum ol_err lto_step(struct ol_link *l, struct ol_group *g,
 		ol_strvec_push(&c->argv, "--feature");
 		ol_strvec_push(&c->argv, feature);
 	}
-	ol_strvec_push(&c->argv, emit);
+	if (emit) /* (none: the whole link, nvlink's too) */
+		ol_strvec_push(&c->argv, emit);
 	ol_lto_options(l, f, c, "--plugin-opt=");
 	ol_linker_mllvm(l, g->triple, &mllvm);
 	for (size_t i = 0; i < mllvm.n; i++) {
@@ -185,6 +186,7 @@ static void nvlink_args(struct ol_link *l, struct ol_group *g, const struct gpu_
 	ol_strvec_extend(&c->argv, cubins);
 	/* (-mllvm: the LTO step's; nvlink reads no @file) */
 	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, true);
+	ol_name_device_libraries(l, g, c);
 }
 
 /* LLVM 15 and 16 have no NVPTX LTO driver; their LTO, done in-process by their
@@ -226,6 +228,33 @@ static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
  * LLVM's wrapper does: clang-nvlink-wrapper --lto-emit-llvm; LLVM 16
  * stops its in-process LTO before code generation: llvm-link and opt).
  * No CUDA tool runs. */
+/* A group the user gives device libraries (-l through --device-linker;
+ * from 23 clang's -lompdevice, OpenMP's device runtime, when it is
+ * installed): linked as LLVM links it, by the release's
+ * clang-nvlink-wrapper as the linker -- it takes the archives' members
+ * the link needs, bitcode into its LTO and objects to nvlink, which reads
+ * a library of clang's objects by name only.  Each -l is given as the
+ * file it names, so that the device-link cache keys what is read. */
+static enum ol_err plan_with_libraries(struct ol_link *l, struct ol_group *g,
+				       const struct gpu_flags *f, const char *nvlink)
+{
+	char *lto = ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO");
+	const char *helper = lto_helper(l, g, lto), *slash;
+	struct ol_cmd *c;
+
+	if (!helper)
+		return OL_E_UNSUPPORTED;
+	if (lto_step(l, g, f, helper, NULL, g->image_path))
+		return OL_E_NOMEM;
+	c = &g->steps[g->nsteps - 1];
+	/* (nvlink and ptxas where offlink found them: <CUDA>/bin/nvlink) */
+	if ((slash = strrchr(nvlink, '/')) && slash - nvlink > 4 && !strncmp(slash - 4, "/bin", 4))
+		ol_strvec_pushf(&c->argv, "--cuda-path=%.*s", (int)(slash - 4 - nvlink), nvlink);
+	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, true);
+	ol_name_device_libraries(l, g, c);
+	return c->argv.err;
+}
+
 static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
 				      const struct gpu_flags *f)
 {
@@ -353,6 +382,8 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	}
 	ol_gpu_flags(l, g, &f);
+	if (ol_check_device_libraries(l, g))
+		return OL_E_UNSUPPORTED;
 	if (l->opt.embed_bitcode)
 		return plan_nvptx_bitcode(l, g, &f);
 	if (ol_need_tool(l, g, ol_find_cuda_tool(l, "ptxas", searched, sizeof(searched)),
@@ -362,6 +393,8 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	if (g->any_thin)
 		return plan_thin(l, g, &f, ptxas, nvlink);
+	if (ol_llvm_at_least(l, 17) && ol_has_device_libraries(l, g))
+		return plan_with_libraries(l, g, &f, nvlink);
 	if (g->any_bitcode) {
 		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));
 		const char *cubin = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.cubin", stem));

@@ -5,10 +5,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/grow.h"
 #include "common/response_file.h"
 #include "format/triple.h"
+#include "link/tools.h"
 
 /* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
  * that is not a triple (no '-', or a dash-led option) is part of the
@@ -108,6 +110,134 @@ void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *ou
 	for (size_t i = 0; i < lv.n; i++)
 		if (lv.role[i] == MLLVM_OPTION)
 			ol_strvec_push(out, lv.v[i]);
+}
+
+/* lib<name>.a or lib<name>.so in one of dirs[0..n), else (nvlink's own
+ * search) in CUDA's library directories, or NULL. */
+static const char *library_in(struct ol_link *l, const char *const *dirs, size_t n,
+			      const char *name)
+{
+	static const char *const ext[] = { ".a", ".so" };
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t e = 0; e < 2; e++) {
+			const char *path = ol_arena_printf(&l->arena, "%s/lib%s%s", dirs[i], name, ext[e]);
+
+			if (path && access(path, R_OK) == 0)
+				return path;
+		}
+	return ol_find_cuda_library(l, ol_arena_printf(&l->arena, "lib%s.a", name));
+}
+
+/* Where the device linker of triple looks for -l: the -L directories
+ * among its values, then <LLVM>/lib; into *dirs (arena), their number. */
+static size_t library_dirs(struct ol_link *l, const struct linker_values *lv, const char ***dirs)
+{
+	size_t nd = 0;
+
+	*dirs = ol_arena_array(&l->arena, lv->n + 1, sizeof(**dirs));
+	if (!*dirs)
+		return 0;
+	for (size_t i = 0; i < lv->n; i++) {
+		if (lv->role[i] != PLAIN)
+			continue;
+		if (!strcmp(lv->v[i], "-L") && i + 1 < lv->n)
+			(*dirs)[nd++] = lv->v[++i];
+		else if (!strncmp(lv->v[i], "-L", 2))
+			(*dirs)[nd++] = lv->v[i] + 2;
+	}
+	if (l->llvm.bin) {
+		size_t n = strlen(l->llvm.bin);
+
+		/* (<LLVM>/bin -> <LLVM>/lib, named as a reader expects) */
+		(*dirs)[nd++] = n > 4 && !strcmp(l->llvm.bin + n - 4, "/bin")
+			? ol_arena_printf(&l->arena, "%.*s/lib", (int)(n - 4), l->llvm.bin)
+			: ol_arena_printf(&l->arena, "%s/../lib", l->llvm.bin);
+	}
+	return nd;
+}
+
+/* The library name of argv[*i] ("-lname", or "-l" and the next), or NULL. */
+static const char *library_arg(char *const *argv, size_t n, size_t *i)
+{
+	if (!strcmp(argv[*i], "-l") && *i + 1 < n)
+		return argv[++*i];
+	if (!strncmp(argv[*i], "-l", 2) && argv[*i][2] && argv[*i][2] != ':')
+		return argv[*i] + 2;
+	return NULL;
+}
+
+enum ol_err ol_check_device_libraries(struct ol_link *l, const struct ol_group *g)
+{
+	struct linker_values lv;
+	const char **dirs;
+	size_t nd;
+	enum ol_err rc = OL_OK;
+
+	linker_values(l, g->triple, &lv);
+	if (!lv.v)
+		return OL_E_NOMEM;
+	nd = library_dirs(l, &lv, &dirs);
+	for (size_t i = 0; i < lv.n; i++) {
+		const char *name = lv.role[i] == PLAIN ? library_arg((char *const *)lv.v, lv.n, &i) : NULL;
+		struct ol_buf where = { 0 };
+
+		if (!name || library_in(l, dirs, nd, name))
+			continue;
+		for (size_t k = 0; k < nd; k++)
+			ol_buf_printf(&where, "%s%s", k ? ", " : "", dirs[k]);
+		ol_link_errorf(l, "device link %s: unable to find library -l%s (looked in %s%s; "
+				  "give its directory with -Xoffload-linker -L<dir>, or compile and "
+				  "link with -nogpulib)",
+			       ol_group_label(l, g), ol_link_quote(l, name),
+			       where.data ? (char *)where.data : "no directory",
+			       strcmp(name, "ompdevice") == 0
+				       ? ": clang 23 and later link OpenMP's GPU device runtime by that name"
+				       : "");
+		ol_buf_free(&where);
+		rc = OL_E_UNSUPPORTED;
+	}
+	return rc;
+}
+
+bool ol_has_device_libraries(struct ol_link *l, const struct ol_group *g)
+{
+	struct linker_values lv;
+
+	linker_values(l, g->triple, &lv);
+	for (size_t i = 0; i < lv.n; i++)
+		if (lv.role[i] == PLAIN && library_arg((char *const *)lv.v, lv.n, &i))
+			return true;
+	return false;
+}
+
+void ol_name_device_libraries(struct ol_link *l, const struct ol_group *g, struct ol_cmd *c)
+{
+	struct linker_values lv;
+	const char **dirs, *name, *path;
+	size_t nd;
+
+	linker_values(l, g->triple, &lv);
+	if (!lv.v)
+		return;
+	nd = library_dirs(l, &lv, &dirs);
+	for (size_t i = 1; i < c->argv.n; i++) {
+		size_t at = i;
+
+		if (!(name = library_arg(c->argv.v, c->argv.n, &i)) ||
+		    !(path = library_in(l, dirs, nd, name)))
+			continue;
+		/* ("-l" "name": the pair becomes the path) */
+		if (i != at) {
+			free(c->argv.v[at]);
+			memmove(&c->argv.v[at], &c->argv.v[at + 1], (c->argv.n - at) * sizeof(char *));
+			c->argv.n--;
+			i = at;
+		}
+		free(c->argv.v[i]);
+		if (!(c->argv.v[i] = strdup(path)))
+			c->argv.err = OL_E_NOMEM;
+	}
 }
 
 /* A device linker argument for a tool that reads no @file (nvlink,

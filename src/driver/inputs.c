@@ -11,6 +11,7 @@
 #include "common/grow.h"
 #include "devlink/device_symbols.h"
 #include "devlink/devlink.h"
+#include "link/llvm_release.h"
 #include "link/tools.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
@@ -581,7 +582,9 @@ enum ol_err ol_add_relocatable_runtime(struct ol_link *l)
 	struct ol_input *in;
 	const char *path;
 
-	if (!l->opt.relocatable)
+	/* (from 23 clang names the runtime on the -r line too: -lompdevice,
+	 * a device linker library, checked where the device links plan) */
+	if (!l->opt.relocatable || ol_llvm_at_least(l, 23))
 		return OL_OK;
 	for (size_t i = 0; i < l->nimages && !gpu; i++)
 		gpu = l->images[i].kind == OB_OFK_OPENMP && !l->images[i].final &&

@@ -26,7 +26,7 @@ need ar gcc
 M=$OFFLINK_SRC/tests/e2e/matrix
 DEPS=$OFFLINK_SRC/deps
 releases=${MATRIX_RELEASES:-${OFFLINK_PART:-14 15 16 19 22}}
-cells=${MATRIX_CELLS:-one twotu globals ctor staticlib reloc lto nvptx nvptxlto nvptxthin cuda hip hipwhole}
+cells=${MATRIX_CELLS:-one twotu globals ctor staticlib reloc lto nvptx nvptxlto nvptxthin cuda hip hipwhole nvptx2 nvptx2thin devrt ompamd hipplain hipcomp}
 unset LIBRARY_PATH   # (CUDA images set it; it would add -L to every link)
 
 passed=0
@@ -69,6 +69,8 @@ have_release() {
 release_cells() {
 	if [ "$1" = 14 ]; then
 		for c in $cells; do case $c in one | twotu | globals | ctor) echo $c ;; esac; done
+	elif [ "$1" -lt 23 ]; then
+		for c in $cells; do case $c in nvptx2 | nvptx2thin | devrt | ompamd | hipplain | hipcomp) ;; *) echo $c ;; esac; done
 	else
 		echo $cells
 	fi
@@ -399,6 +401,92 @@ cell_hipwhole() {
 	fi
 	cp whole.llvm.err hipwhole.llvm.err
 	compare_logs hipwhole noplan
+}
+
+# ---- cells of 23 and 24 (issue 43) ----
+
+# OpenMP for two NVPTX architectures: each object holds one offload
+# binary of two entries (version 2 or 3); two device links, two images
+# registered, as LLVM's link registers them.  With ThinLTO too (LLVM's
+# own link fails it).
+gpu_only_cell() {
+	local cell=$1
+	shift
+	need_cuda ptxas nvlink
+	cc_ $cell g.o "$M/gpu_only.c" -fopenmp "$@" -nogpulib --cuda-path="$CUDA" || return 1
+	link_both $cell $cell -fopenmp "$@" -nogpulib --cuda-path="$CUDA" g.o "${LDFLAGS[@]}"
+	[ -x $cell.ours ] || { echo "offlink link failed: $(grep -iE 'error' $cell.ours.v | head -3)"; return 1; }
+	only_own_tools $cell.ours.v || return 1
+	# (the stub in front of the release's libomptarget: the region runs on
+	# the host, the registration is logged)
+	for who in ours llvm; do
+		[ $who = llvm ] && { llvm_outcome $cell || return 0; }
+		OFFSTUB_LOG=$cell.$who.log LD_PRELOAD=$STUB LD_LIBRARY_PATH=$RUNLIB ./$cell.$who \
+			>$cell.$who.out 2>$cell.$who.rerr ||
+			{ echo "$who's program exited with $?: $(head -c 300 $cell.$who.rerr)"; return 1; }
+		grep -q "r=42" $cell.$who.out || { echo "$who's program printed $(cat $cell.$who.out)"; return 1; }
+		stub_images $cell.$who.log >$cell.$who.images
+		stub_entries $cell.$who.log >$cell.$who.entries
+		if [ $who = ours ]; then
+			[ "$(wc -l <$cell.ours.images)" = "${IMAGES:-2}" ] ||
+				{ echo "not ${IMAGES:-2} images registered: $(cat $cell.ours.images)"; return 1; }
+			grep -q ' kernel ' $cell.ours.entries || { echo "no kernel registered"; return 1; }
+		fi
+	done
+	diff -u $cell.llvm.images $cell.ours.images >&2 || { echo "the images differ"; return 1; }
+	diff -u $cell.llvm.entries $cell.ours.entries >&2 || { echo "the entries differ"; return 1; }
+}
+cell_nvptx2() { gpu_only_cell nvptx2 --offload-arch=sm_80,sm_90; }
+cell_nvptx2thin() { gpu_only_cell nvptx2thin --offload-arch=sm_80,sm_90 -foffload-lto=thin; }
+# OpenMP for AMD (24: amdgpu9.0a-amd-amdhsa)
+cell_ompamd() { IMAGES=1 gpu_only_cell ompamd --offload-arch=gfx90a; }
+
+# From 23 clang links OpenMP's GPU device runtime as -lompdevice, which
+# Debian does not ship: offlink says so, as LLVM's link does, rather than
+# leaving nvlink to ignore it; given where one is (a stand-in here),
+# both link.
+cell_devrt() {
+	need_cuda ptxas nvlink
+	local nv=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu,nvptx64-nvidia-cuda
+		  -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90 --cuda-path="$CUDA" -I"$OMPINC")
+	cc_ devrt d.o "$M/one.c" "${nv[@]}" -nogpulib || return 1
+	"$CLANGXX" "${nv[@]}" d.o "${LDFLAGS[@]}" -B "$COMPAT" -o missing 2>missing.err &&
+		{ echo "offlink linked without the device runtime"; return 1; }
+	grep -q "unable to find library -lompdevice" missing.err ||
+		{ echo "offlink did not name -lompdevice: $(tail -3 missing.err)"; return 1; }
+	[ -e missing ] && { echo "a failed link left its output"; return 1; }
+	mkdir -p rt
+	"$CLANG" --target=nvptx64-nvidia-cuda -march=sm_90 --cuda-path="$CUDA" -Wno-unknown-cuda-version \
+		-c "$M/devrt_stub.c" -o rt/devrt.o 2>>devrt.build && ar rcs rt/libompdevice.a rt/devrt.o ||
+		{ echo "the stand-in runtime: $(tail -2 devrt.build)"; return 1; }
+	link_both devrt devrt "${nv[@]}" d.o -Xoffload-linker-nvptx64-nvidia-cuda -L"$PWD/rt" "${LDFLAGS[@]}"
+	compare_runs devrt "r=42"
+}
+
+# HIP in one step (compile and link, -fgpu-rdc), and with its bundle
+# compressed.
+cell_hipplain() {
+	local cxx=$CLANGXX
+	# shellcheck disable=SC2046
+	link_both hipplain hipplain -x hip -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a,gfx908 \
+		-I"$GPU_SRC" "$GPU_SRC/hip_k1.hip" "$GPU_SRC/hip_k2.hip" "$GPU_SRC/hip_main.hip" -x none $(hip_rt)
+	compare_logs hipplain
+}
+cell_hipcomp() {
+	local hip=(-x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a,gfx908)
+	for f in hip_k1 hip_k2 hip_main; do
+		cc_ hipcomp $f.o "$GPU_SRC/$f.hip" "${hip[@]}" || return 1
+	done
+	# shellcheck disable=SC2046
+	link_both hipcomp hipcomp --offload-new-driver -fgpu-rdc --hip-link --offload-compress \
+		hip_k1.o hip_k2.o hip_main.o $(hip_rt)
+	compare_logs hipcomp
+	for who in llvm ours; do
+		[ -x hipcomp.$who ] || continue
+		objcopy -O binary --only-section=.hip_fatbin hipcomp.$who hipcomp.$who.fb 2>/dev/null
+		head -c 4 hipcomp.$who.fb >hipcomp.$who.magic
+	done
+	[ "$(cat hipcomp.ours.magic)" = CCOB ] || { echo "offlink's bundle is not compressed"; return 1; }
 }
 
 # ---- the matrix ----
