@@ -1,5 +1,7 @@
-/* bc_nm FILE: print the global symbols of a bitcode file's symbol table as
- * "<U|w|W|C|T> name", one per line, for comparison with llvm-nm-19. */
+/* bc_nm [-s] FILE: print the global symbols of a bitcode file's symbol
+ * table as "<U|w|W|C|T> name", one per line, for comparison with
+ * llvm-nm-19; -s adds " [section]" to a symbol that names its section
+ * (read from the table's Uncommon records). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,9 +10,9 @@
 static enum ol_err print_symbol(void *ctx, const struct bc_symbol *s,
 				struct ol_diag *d)
 {
+	const int *sections = ctx;
 	char kind;
 
-	(void)ctx;
 	(void)d;
 	if (!s->global || s->format_specific)
 		return OL_OK;
@@ -18,7 +20,10 @@ static enum ol_err print_symbol(void *ctx, const struct bc_symbol *s,
 		kind = s->weak ? 'w' : 'U';
 	else
 		kind = s->weak ? 'W' : s->common ? 'C' : 'T';
-	printf("%c %.*s\n", kind, (int)s->len, s->name);
+	printf("%c %.*s", kind, (int)s->len, s->name);
+	if (*sections && s->section && s->section_len)
+		printf(" [%.*s]", (int)s->section_len, s->section);
+	printf("\n");
 	return OL_OK;
 }
 
@@ -26,9 +31,14 @@ int main(int argc, char **argv)
 {
 	struct ol_diag d;
 	unsigned char *p;
+	int sections = argc == 3 && argv[1][0] == '-' && argv[1][1] == 's';
 	long n;
 	FILE *f;
 
+	if (sections) {
+		argv++;
+		argc--;
+	}
 	if (argc != 2 || !(f = fopen(argv[1], "rb")))
 		return 2;
 	fseek(f, 0, SEEK_END);
@@ -39,7 +49,7 @@ int main(int argc, char **argv)
 		return 2;
 	fclose(f);
 	ol_diag_clear(&d);
-	if (bc_for_each_symbol(p, (size_t)n, print_symbol, NULL, &d)) {
+	if (bc_for_each_symbol(p, (size_t)n, print_symbol, &sections, &d)) {
 		char msg[1024];
 
 		ol_diag_format(&d, msg, sizeof(msg));
