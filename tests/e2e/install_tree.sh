@@ -21,7 +21,7 @@ P=$T/p
 check "install" cmake --install "$OFFLINK_BUILD" --prefix "$P" >install.log
 for f in bin/offlink bin/offlink-binary bin/offlink-bundler bin/offlink-wrapper lib/offlink/offlink-guard lib/liboffstub.so \
 	 lib/offlink/offstub/libomptarget.so.19.1 lib/offlink/offstub/libcudart.so.13 \
-	 lib/offlink/offstub/libamdhip64.so.6 share/man/man1/offlink.1 share/man/man1/offlink-binary.1 \
+	 lib/offlink/offstub/libamdhip64.so.6 lib/offlink/offstub/libLLVMSYCL.so share/man/man1/offlink.1 share/man/man1/offlink-binary.1 \
 	 share/man/man1/offlink-bundler.1 share/man/man1/offlink-wrapper.1 share/man/man7/offstub.7 \
 	 share/doc/offlink/README.md share/doc/offlink/compat.md lib/cmake/offlink/offlinkConfig.cmake \
 	 lib/cmake/offlink/offlinkConfigVersion.cmake lib/cmake/offlink/offlinkFunctions.cmake; do
