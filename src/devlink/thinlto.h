@@ -23,6 +23,7 @@
 #ifndef OFFLINK_DEVLINK_THINLTO_H
 #define OFFLINK_DEVLINK_THINLTO_H
 
+#include "common/strmap.h"
 #include "link/link.h"
 
 struct ol_thin_module {
@@ -74,6 +75,15 @@ struct ol_thin_target {
 	const char *opt;       /* "0".."3" */
 	const char *suffix;    /* the target code's file suffix: ".s" */
 };
+
+/* A module's file name in its group's directory: its content's digest
+ * (128 bits of SHA-256, hex), "<hex>.bc", so that the name an index
+ * records for it is the same in every link of the same module; the k-th
+ * copy of the same bytes in one group "<hex>.<k>.bc" (k from 2).  copies
+ * (digest -> copies so far) makes each name one lookup: linear in the
+ * modules, however many are alike.  In a's memory; NULL when out of it. */
+const char *ol_thin_module_name(struct ol_arena *a, struct ol_strmap *copies, const void *image,
+				size_t size);
 
 /* Plan g's thin link and backends (steps 1 and 2 above): g->thin, the
  * images written into its directory; *outs (arena) the target-code files
