@@ -144,6 +144,8 @@ static struct ol_cmd *backend(struct ol_link *l, struct ol_group *g, const struc
 
 	if (!c)
 		return NULL;
+	c->role = strdup(ol_arena_printf(&l->arena, "device link %s (ThinLTO: backend)",
+					 ol_group_label(l, g)));
 	c->cwd = strdup(g->thin->dir);
 	ol_strvec_push(&c->argv, "-cc1");
 	ol_strvec_push(&c->argv, "-triple");
@@ -174,7 +176,7 @@ static struct ol_cmd *backend(struct ol_link *l, struct ol_group *g, const struc
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_pushf(&c->argv, "%s%s", m->name, tt->suffix);
 	c->response_file = true;
-	return c->cwd ? c : NULL;
+	return c->cwd && c->role ? c : NULL;
 }
 
 static const size_t first_step[1] = { 0 };

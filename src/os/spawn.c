@@ -19,12 +19,13 @@ extern char **environ;
 void ol_cmd_free(struct ol_cmd *c)
 {
 	free(c->step);
+	free(c->role);
 	free(c->stdout_path);
 	free(c->stderr_path);
 	free(c->cwd);
 	ol_strvec_free(&c->argv);
 	ol_strvec_free(&c->env);
-	c->step = c->stdout_path = c->stderr_path = c->cwd = NULL;
+	c->step = c->role = c->stdout_path = c->stderr_path = c->cwd = NULL;
 }
 
 /* offlink's environment with c->env set over it; NULL when out of

@@ -27,6 +27,11 @@ enum ol_tool {
 
 struct ol_cmd {
 	char *step;            /* what this command does, for messages */
+	char *role;            /* what it does without what it works on, or
+				* NULL: step says no more (the cache keys a
+				* step by this: an input's path as written,
+				* in a ThinLTO backend's step, would keep the
+				* key from travelling between checkouts) */
 	struct ol_strvec argv; /* argv[0] is the program (a path) */
 	char *stdout_path;     /* redirect stdout to this file, or NULL */
 	char *stderr_path;     /* and stderr, or NULL */
