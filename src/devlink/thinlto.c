@@ -131,6 +131,35 @@ static enum ol_err thin_link(struct ol_link *l, struct ol_group *g, const struct
 	return c->cwd && !c->argv.err ? OL_OK : OL_E_NOMEM;
 }
 
+/* The cc1 options clang's driver gives an NVPTX ThinLTO backend compile
+ * (clang-N -### -x ir -fthinlto-index=...) that matter to what the
+ * backend writes, by the releases whose driver gives them (to: the last,
+ * 0 for every later one).  The others of each release were checked and
+ * are left out -- they configure a compile from source, or they are not
+ * what LLVM's in-process backend, whose PTX offlink's must equal, runs
+ * with (docs/compat.md, "ThinLTO on NVPTX"; tests/e2e/thinlto_plan.sh
+ * fails on an option of an installed release that is neither here nor
+ * on its list).  A new release adds its rows here. */
+static const struct backend_option {
+	unsigned from, to;
+	const char *arg;
+} nvptx_backend_options[] = {
+	/* the one-operand `.file N "dir/file"`, the only form ptxas reads
+	 * and the one LLVM's own backend writes: without it cc1 writes
+	 * `.file N "dir" "file"` for code compiled with -g, and ptxas stops */
+	{ 15, 0, "-fno-dwarf-directory-asm" },
+};
+
+static void add_backend_options(struct ol_link *l, struct ol_cmd *c)
+{
+	for (size_t i = 0; i < sizeof(nvptx_backend_options) / sizeof(nvptx_backend_options[0]); i++) {
+		const struct backend_option *o = &nvptx_backend_options[i];
+
+		if (ol_llvm_at_least(l, o->from) && (!o->to || !ol_llvm_at_least(l, o->to + 1)))
+			ol_strvec_push(&c->argv, o->arg);
+	}
+}
+
 /* A thin module's backend: the release's clang -cc1 with the module's
  * index, as LLVM's in-process backend configures it (the level, the
  * vectorizers above -O1, no comments in the assembly). */
@@ -162,6 +191,7 @@ static struct ol_cmd *backend(struct ol_link *l, struct ol_group *g, const struc
 		ol_strvec_push(&c->argv, "-vectorize-slp");
 	}
 	ol_strvec_push(&c->argv, "-fno-verbose-asm");
+	add_backend_options(l, c);
 	llvm_options(l, g, &opts);
 	for (size_t i = 0; i < opts.n; i++) {
 		ol_strvec_push(&c->argv, "-mllvm");
