@@ -55,6 +55,7 @@ static enum ol_err name_modules(struct ol_link *l, struct ol_group *g, struct ol
 		struct ol_thin_module *m = &t->mods[t->nmods];
 		enum bc_lto_kind kind = BC_LTO_REGULAR;
 		struct ol_diag d;
+		uintptr_t *slot;
 
 		names[i] = NULL;
 		if (e->image_kind != OB_IMG_BITCODE)
@@ -69,6 +70,11 @@ static enum ol_err name_modules(struct ol_link *l, struct ol_group *g, struct ol
 			rc = OL_E_NOMEM;
 			break;
 		}
+		if (!(slot = ol_strmap_put(&t->by_name, m->name, strlen(m->name)))) {
+			rc = OL_E_NOMEM;
+			break;
+		}
+		*slot = t->nmods + 1;
 		names[i] = m->name;
 		t->nthin += m->thin;
 		t->regular |= !m->thin;

@@ -55,6 +55,7 @@ struct ol_thin {
 	const char *dir;       /* the group's directory */
 	struct ol_thin_module *mods;
 	size_t nmods, nthin;
+	struct ol_strmap by_name;  /* a module's name -> its index + 1 */
 	bool regular;          /* some module is regular LTO: a partition of its own */
 	struct ol_thin_node *nodes; /* (arena) the steps the cache serves */
 	/* what happened, for -v: [0] backends, [1] assemblers */
@@ -116,7 +117,8 @@ const char *ol_thin_summary(struct ol_link *l, const struct ol_group *g);
  * (when the files its key was computed from are the same as then). */
 void ol_thin_store(struct ol_link *l);
 
-/* What the cache's keys of the link's steps hold. */
+/* What the cache's keys of the link's steps hold, and each group's map of its
+ * modules' names. */
 void ol_thin_free(struct ol_link *l);
 
 /* lto_resolution.c: the llvm-lto2 -r argument of every symbol of g's
