@@ -211,6 +211,38 @@ static void nvcc_ptx_entries_are_linear(void **state)
 	ol_buf_free(&fb);
 }
 
+/* Issue 44, item 8: nvcc 13 marks code for one SM exactly (-arch=sm_90a,
+ * compute_90a PTX) with flag 0x100000 and for a family (sm_100f) with
+ * 0x200000, the SM number alone; the module's images keep the suffix, and
+ * sm_90 beside sm_90a is two targets, each kept. */
+static void arch_suffixes(void **state)
+{
+	struct ol_buf body = { 0 }, fb = { 0 };
+	struct ol_nvcc_module m = { .id = "m_suffix" };
+	struct ob_binary b;
+	struct ol_diag d;
+
+	(void)state;
+	entry(&body, OL_FATBIN_ELF, 90, 0x100011, cubin, sizeof(cubin) - 1, 0);
+	entry(&body, OL_FATBIN_ELF, 90, 0x11, cubin, sizeof(cubin) - 1, 0);
+	entry(&body, OL_FATBIN_PTX, 90, 0x100011, ptx, sizeof(ptx) - 1, 0);
+	entry(&body, OL_FATBIN_ELF, 100, 0x1200011, cubin, sizeof(cubin) - 1, 0);
+	entry(&body, OL_FATBIN_ELF, 90, 0x100011, cubin, sizeof(cubin) - 1, 0);
+	wrap(&fb, &body);
+	m.fatbin = fb.data;
+	m.fatbin_size = fb.len;
+	ol_diag_clear(&d);
+	assert_int_equal(ol_nvcc_binary(&m, &b, &d), OL_OK);
+	assert_int_equal(b.nentries, 4);
+	assert_string_equal(ob_entry_get(&b.entries[0], "arch"), "sm_90a");
+	assert_string_equal(ob_entry_get(&b.entries[1], "arch"), "sm_90");
+	assert_string_equal(ob_entry_get(&b.entries[2], "arch"), "compute_90a");
+	assert_string_equal(ob_entry_get(&b.entries[3], "arch"), "sm_100f");
+	ob_binary_free(&b);
+	ol_buf_free(&body);
+	ol_buf_free(&fb);
+}
+
 static enum ol_err ptx_symbol(void *ctx, const struct ol_ptx_symbol *s, struct ol_diag *d)
 {
 	(void)d;
@@ -272,6 +304,7 @@ int main(void)
 		cmocka_unit_test(lz_bounds),
 		cmocka_unit_test(nvcc_ptx_entries_are_linear),
 		cmocka_unit_test(ptx_symbols),
+		cmocka_unit_test(arch_suffixes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
