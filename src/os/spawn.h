@@ -111,6 +111,12 @@ void ol_spawn_guard_main(int argc, char **argv);
  * guard). */
 int ol_spawn_watchdog(void);
 
+/* Wait for any child, at most timeout_ms: its pid (its wait status in
+ * *status); 0 when none ended in that time (or a signal came); -1 when
+ * there is none to wait for.  A one-shot timer interrupts the wait: no
+ * child inherits it, and it is off again before this returns. */
+pid_t ol_wait_any(int *status, int timeout_ms);
+
 /* Exit code for a failed child: its own status if it exited, else 1. */
 int ol_status_exit_code(int status);
 
