@@ -26,49 +26,11 @@
 need clang-19
 
 part() { [[ " ${OFFLINK_PART:-many relative travel debug cc1} " = *" $1 "* ]]; }
-NV=(-fopenmp -fopenmp-targets=nvptx64-nvidia-cuda -Xopenmp-target=nvptx64-nvidia-cuda -march=sm_90
-    --cuda-path="$CUDA" -Wno-unknown-cuda-version --libomptarget-nvptx-bc-path=/usr/lib/llvm-19/lib
-    -Wno-unused-command-line-argument)
-sources() {
-	cat >a.c <<'EOF'
-int scale(int x) { return x * 7 + 2; }
-#pragma omp declare target to(scale)
-int run_a(int v) {
-  int r = 0;
-#pragma omp target map(from: r)
-  r = scale(v);
-  return r;
-}
-EOF
-	cat >b.c <<'EOF'
-int scale(int x);
-#pragma omp declare target to(scale)
-int run_b(int v) {
-  int r = 0;
-#pragma omp target map(from: r)
-  r = scale(v) + 100;
-  return r;
-}
-EOF
-	cat >main.c <<'EOF'
-#include <stdio.h>
-int run_a(int), run_b(int);
-int main(void) {
-  int r = 0;
-#pragma omp target map(from: r)
-  r = 5;
-  printf("a=%d b=%d main=%d\n", run_a(1), run_b(2), r);
-  return 0;
-}
-EOF
-	for f in a b main; do
-		check "compile $f.c" clang-19 "${NV[@]}" -O2 -foffload-lto=thin "$@" -c $f.c -o $f.o
-	done
-}
+. "$OFFLINK_SRC/tests/lib/thin.sh"
 
 if part many; then
 	need gcc objcopy
-	sources
+	nvptx_sources
 	check "extract a.c's module" "$BIN/offlink-binary" --extract a.o
 	"$HELP/make_many" copies 6400 a.0.nvptx64-nvidia-cuda-sm_90.bc many.bin || fail "make_many copies"
 	echo 'int host_part(void) { return 1; }' | gcc -x c -c - -o host.o || fail "host.o"
@@ -88,7 +50,7 @@ fi
 
 if part relative; then
 	need_cuda ptxas nvlink
-	sources
+	nvptx_sources
 	mkdir tools
 	printf '#!/bin/sh\nexec /usr/lib/llvm-19/bin/clang "$@"\n' >tools/clang
 	chmod +x tools/clang
@@ -106,7 +68,7 @@ fi
 
 if part travel; then
 	need_cuda ptxas nvlink
-	mkdir c1 && (cd c1 && sources) || fail "c1's objects"
+	mkdir c1 && (cd c1 && nvptx_sources) || fail "c1's objects"
 	mkdir c2 && cp c1/*.o c2/
 	export OFFLINK_CACHE_BASE_DIR=$T
 	for c in c1 c2; do
@@ -125,33 +87,11 @@ fi
 if part debug; then
 	need clang-linker-wrapper-19
 	need_cuda ptxas nvlink
-	sources -g
-	mkdir llvm
-	(cd llvm && clang-19 "${NV[@]}" -foffload-lto=thin ../a.o ../b.o ../main.o -o prog.llvm -Wl,--save-temps) \
-		>llvm.err 2>&1 || fail "LLVM 19's thin link of -g code: $(tail -5 llvm.err)"
-	clang-19 "${NV[@]}" -foffload-lto=thin -B "$COMPAT" a.o b.o main.o -o prog -Wl,--save-temps \
-		2>ours.err || fail "offlink's thin link of -g code: $(grep -v '^offlink:  ' ours.err | tail -5)"
-	for p in prog llvm/prog.llvm; do
-		OFFSTUB_LOG=$p.log LD_PRELOAD=$STUB ./$p >$p.out 2>$p.err || fail "$p exited with $?: $(head -c 400 $p.err)"
-		contains $p.out "a=9 b=116 main=5"
-	done
-	stub_entries prog.log >entries.ours
-	stub_entries llvm/prog.llvm.log >entries.llvm
-	[ "$(grep -c ' kernel ' entries.ours)" = 3 ] || fail "offlink's program registers $(grep -c ' kernel ' entries.ours) kernels, not 3"
-	same_bytes entries.ours entries.llvm
-	norm() { sed -E 's/callseq [0-9]+/callseq N/g' "$1"; }
+	nvptx_sources -g
+	thin_links
 	ours=(prog.offlink-temps.*/*.thin/*.bc.s)
 	grep -q '^\s*\.file\s' "${ours[0]}" || fail "no .file directive: not debug code"
-	n=0
-	for f in llvm/prog.llvm.nvptx64-nvidia-cuda.sm_90.[0-9].s; do
-		found=0
-		for o in "${ours[@]}"; do
-			cmp -s <(norm "$f") <(norm "$o") && found=1 && break
-		done
-		[ $found = 1 ] || fail "LLVM 19's $f is none of offlink's PTX files"
-		n=$((n + 1))
-	done
-	[ $n = 3 ] || fail "LLVM 19 wrote $n module PTX files, not 3"
+	ptx_is_llvms 3 '.[0-9]' "${ours[@]}"
 	echo "ok: debug: -g thin code links, LLVM 19's kernels and PTX"
 fi
 

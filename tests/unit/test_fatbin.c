@@ -54,6 +54,20 @@ static void wrap(struct ol_buf *out, const struct ol_buf *body)
 	ol_buf_append(out, body->data, body->len);
 }
 
+/* The offload binary of an nvcc module (extract/nvcc_rdc.h) whose fat
+ * binary holds the entries in body (kept in fb). */
+static enum ol_err module_binary(const struct ol_buf *body, struct ol_buf *fb, struct ob_binary *b)
+{
+	struct ol_nvcc_module m = { .id = "m_test" };
+	struct ol_diag d;
+
+	wrap(fb, body);
+	m.fatbin = fb->data;
+	m.fatbin_size = fb->len;
+	ol_diag_clear(&d);
+	return ol_nvcc_binary(&m, b, &d);
+}
+
 static const char cubin[] = "\177ELF a cubin of some length, for sm_90 and sm_80";
 static const char ptx[] = ".version 9.0\n.target sm_90\n";
 
@@ -182,9 +196,7 @@ static void nvcc_ptx_entries_are_linear(void **state)
 {
 	enum { N = 300000 };
 	struct ol_buf body = { 0 }, fb = { 0 };
-	struct ol_nvcc_module m = { .id = "m_many" };
 	struct ob_binary b;
-	struct ol_diag d;
 
 	(void)state;
 	for (size_t i = 0; i < N; i++)
@@ -192,12 +204,8 @@ static void nvcc_ptx_entries_are_linear(void **state)
 	for (size_t i = 0; i < N; i++)
 		entry(&body, OL_FATBIN_ELF, 90, 0x11, cubin, sizeof(cubin) - 1, 0);
 	entry(&body, OL_FATBIN_PTX, 80, 0x11, ptx, sizeof(ptx) - 1, 0);
-	wrap(&fb, &body);
-	m.fatbin = fb.data;
-	m.fatbin_size = fb.len;
-	ol_diag_clear(&d);
 	alarm(60);
-	assert_int_equal(ol_nvcc_binary(&m, &b, &d), OL_OK);
+	assert_int_equal(module_binary(&body, &fb, &b), OL_OK);
 	alarm(0);
 	assert_int_equal(b.nentries, 3);
 	assert_int_equal(b.entries[0].image_kind, OB_IMG_PTX);
@@ -218,9 +226,7 @@ static void nvcc_ptx_entries_are_linear(void **state)
 static void arch_suffixes(void **state)
 {
 	struct ol_buf body = { 0 }, fb = { 0 };
-	struct ol_nvcc_module m = { .id = "m_suffix" };
 	struct ob_binary b;
-	struct ol_diag d;
 
 	(void)state;
 	entry(&body, OL_FATBIN_ELF, 90, 0x100011, cubin, sizeof(cubin) - 1, 0);
@@ -228,11 +234,7 @@ static void arch_suffixes(void **state)
 	entry(&body, OL_FATBIN_PTX, 90, 0x100011, ptx, sizeof(ptx) - 1, 0);
 	entry(&body, OL_FATBIN_ELF, 100, 0x1200011, cubin, sizeof(cubin) - 1, 0);
 	entry(&body, OL_FATBIN_ELF, 90, 0x100011, cubin, sizeof(cubin) - 1, 0);
-	wrap(&fb, &body);
-	m.fatbin = fb.data;
-	m.fatbin_size = fb.len;
-	ol_diag_clear(&d);
-	assert_int_equal(ol_nvcc_binary(&m, &b, &d), OL_OK);
+	assert_int_equal(module_binary(&body, &fb, &b), OL_OK);
 	assert_int_equal(b.nentries, 4);
 	assert_string_equal(ob_entry_get(&b.entries[0], "arch"), "sm_90a");
 	assert_string_equal(ob_entry_get(&b.entries[1], "arch"), "sm_90");

@@ -79,6 +79,21 @@ static void free_cmds(struct ol_cmd **c, size_t n)
 	}
 }
 
+/* Two jobs of two commands each, the second waiting for the first: c[0]
+ * then c[1], c[2] then c[3].  Where c[0] is. */
+static size_t two_chains(struct ol_graph *g, struct ol_cmd **c)
+{
+	static size_t after[2][1];
+	size_t first;
+
+	assert_int_equal(ol_graph_init(g, 2), OL_OK);
+	first = after[0][0] = add(g, c[0], 0, 0, 0, NULL, 0);
+	add(g, c[1], 0, 1, 0, after[0], 1);
+	after[1][0] = add(g, c[2], 1, 0, 0, NULL, 0);
+	add(g, c[3], 1, 1, 0, after[1], 1);
+	return first;
+}
+
 /* One slot: the order is the graph's alone.  A first; of what waits
  * for it, the lowest rank, then the heaviest; D after both it waits for. */
 static void order_follows_waits_rank_and_weight(void **state)
@@ -110,16 +125,10 @@ static void a_failure_stays_in_its_job(void **state)
 	struct ol_cmd *c[4] = { append('A', true), append('B', false), append('X', false),
 				append('Y', false) };
 	struct ol_graph g;
-	size_t a, x, after_a[1], after_x[1];
+	size_t a;
 
 	(void)state;
-	assert_int_equal(ol_graph_init(&g, 2), OL_OK);
-	a = add(&g, c[0], 0, 0, 0, NULL, 0);
-	after_a[0] = a;
-	add(&g, c[1], 0, 1, 0, after_a, 1);
-	x = add(&g, c[2], 1, 0, 0, NULL, 0);
-	after_x[0] = x;
-	add(&g, c[3], 1, 1, 0, after_x, 1);
+	a = two_chains(&g, c);
 	assert_int_equal(ol_graph_run(&g, 1, NULL, NULL), OL_E_TOOL_FAILED);
 	log_is("AXY");
 	assert_true(g.jobs[0].failed);
@@ -240,7 +249,6 @@ static void status_counts_every_command(void **state)
 				append('Y', false) };
 	struct seen seen = { .ordered = true };
 	struct ol_graph g;
-	size_t a, s, after_a[1], after_s[1];
 
 	(void)state;
 	free(c[2]->step);
@@ -249,15 +257,9 @@ static void status_counts_every_command(void **state)
 	ol_strvec_push(&c[2]->argv, "/bin/sh");
 	ol_strvec_push(&c[2]->argv, "-c");
 	ol_strvec_push(&c[2]->argv, "sleep 1.2");
-	assert_int_equal(ol_graph_init(&g, 2), OL_OK);
+	two_chains(&g, c);
 	g.on_status = on_status;
 	g.status_ctx = &seen;
-	a = add(&g, c[0], 0, 0, 0, NULL, 0);
-	after_a[0] = a;
-	add(&g, c[1], 0, 1, 0, after_a, 1);
-	s = add(&g, c[2], 1, 0, 0, NULL, 0);
-	after_s[0] = s;
-	add(&g, c[3], 1, 1, 0, after_s, 1);
 	assert_int_equal(ol_graph_run(&g, 2, NULL, NULL), OL_E_TOOL_FAILED);
 	assert_true(seen.ordered);
 	assert_true(seen.during_slow >= 1);
