@@ -21,7 +21,7 @@
 #   arch     an SM with a suffix: the library built for sm_90a alone links
 #            into an sm_90a program, its cubin in nvlink -arch=sm_90a, with
 #            the kernels of nvcc's own sm_90a link (the suffix was dropped:
-#            "has none for sm_90a"); an OpenMP program for sm_90 with an
+#            "has none for sm_90a"), and so does one of compute_90a PTX; an OpenMP program for sm_90 with an
 #            nvcc library built for sm_80 only: the entry check warns, naming
 #            the kernel and sm_90 (the CUDA image was sm_80's, silently), and
 #            with sm_90 code in the library it does not.
@@ -369,6 +369,18 @@ if part arch; then
 	[ "$(image_kernels nv90a.log)" = "$(image_kernels app90a.log | sed "s/ $APP_KERNEL//")" ] ||
 		fail "sm_90a: $(image_kernels app90a.log), nvcc's $(image_kernels nv90a.log)"
 	echo "ok: an nvcc library's sm_90a cubin links into an sm_90a program"
+	# PTX of exactly the program's virtual architecture, compute_90a: its
+	# members are found for the device symbols the program needs
+	mkdir p90a && (cd p90a && vendor_library -gencode arch=compute_90a,code=compute_90a) ||
+		fail "the compute_90a library"
+	offlink_link clang++-19 app90ap app90a.o -Lp90a -lvendor -Wl,--wrapper-verbose
+	contains app90ap.link "p90a/libvendor.a(v2.o) [compute_90a]  (defines _Z12vendor_twicef, needed by app90a.o)"
+	[ "$(grep -c -- "ptxas .*--gpu-name sm_90a " app90ap.link)" = 3 ] ||
+		fail "compute_90a: not three ptxas runs for sm_90a: $(grep ptxas app90ap.link)"
+	runs app90ap app90ap.log
+	[ "$(image_kernels app90ap.log)" = "$(image_kernels app90a.log)" ] ||
+		fail "compute_90a: $(image_kernels app90ap.log), from cubins $(image_kernels app90a.log)"
+	echo "ok: an nvcc library's compute_90a PTX links into an sm_90a program"
 
 	cat >nvk.cu <<'EOF'
 __global__ void nv_kernel(int *p) { *p = 42; }
