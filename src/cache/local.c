@@ -425,6 +425,7 @@ struct tally {
 			       * on disk (allocated blocks, not apparent size) */
 	size_t kept;          /* entries that cannot be removed here */
 	uint64_t kept_bytes;
+	size_t entries;       /* offlink's entries among them */
 	uint64_t tool_files, tool_bytes; /* lld's, in total too */
 };
 
@@ -439,11 +440,11 @@ struct listing {
 static void add_aged(struct listing *ls, int index, const char *name, struct timespec used,
 		     const struct stat *st, struct tally *t)
 {
-	struct aged *a = ls->n < ls->cap ? ls->v : ol_grow(ls->v, ls->n, &ls->cap, sizeof(*a), 64);
+	struct aged *a;
 
 	if (strlen(name) >= sizeof(a->name))
 		return;
-	if (!a) {
+	if (!(a = ol_grow(ls->v, ls->n, &ls->cap, sizeof(*a), 64))) {
 		ls->oom = true;
 		return;
 	}
@@ -454,6 +455,7 @@ static void add_aged(struct listing *ls, int index, const char *name, struct tim
 	a->used = used;
 	a->size = (uint64_t)st->st_blocks * 512;
 	t->total += a->size;
+	t->entries += index < SHARDS;
 }
 
 /* Each regular file of the shard with an entry's name, and stale
@@ -572,17 +574,11 @@ static void walk(struct ol_local *s, struct ol_local_usage *u, bool evicting, bo
 			} else {
 				evicted++;
 			}
-			a->size = UINT64_MAX; /* (gone) */
 		}
 	}
-	if (u) {
-		u->bytes = t.total;
-		u->tool_files = t.tool_files;
-		u->tool_bytes = t.tool_bytes;
-		u->entries = 0;
-		for (size_t i = 0; i < ls.n; i++)
-			u->entries += ls.v[i].shard < SHARDS && ls.v[i].size != UINT64_MAX;
-	}
+	if (u)
+		*u = (struct ol_local_usage){ t.entries - evicted, t.total, t.tool_files,
+					      t.tool_bytes };
 	for (int i = 0; i <= SHARDS; i++)
 		if (subs[i] >= 0)
 			close(subs[i]);
