@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/grow.h"
 #include "common/le.h"
 #include "common/nonstring.h"
 #include "os/cleanup.h"
@@ -146,6 +147,7 @@ void ol_local_close(struct ol_local *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->dir);
+	free(s->tool_dir);
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 }
@@ -173,6 +175,57 @@ static int shard(struct ol_local *s, char digit, bool create)
 		return -1;
 	}
 	return fd;
+}
+
+/* ---- a directory a tool is handed (lld's ThinLTO cache) ---- */
+
+/* <dir>/<name>, opened without following a link; made (0700) first when
+ * make is set.  -1 when it is absent; -1 with *why when it is there but
+ * not a directory or not safe for a private store. */
+static int open_tool_dir(struct ol_local *s, const char *name, bool make, const char **why)
+{
+	struct stat st;
+	int fd;
+
+	*why = NULL;
+	if (make && mkdirat(s->fd, name, 0700) != 0 && errno != EEXIST) {
+		*why = "not a directory offlink can make";
+		return -1;
+	}
+	fd = openat(s->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			*why = "not a directory (a link or a file planted there?)";
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || (*why = unsafe(&st))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+const char *ol_local_tool_dir(struct ol_local *s, const char *name)
+{
+	const char *why;
+	int fd;
+
+	if (s->fd < 0 || s->shared)
+		return NULL;
+	free(s->tool_dir);
+	s->tool_dir = NULL;
+	if ((fd = open_tool_dir(s, name, true, &why)) < 0) {
+		say_once(s, &s->said_tool_dir,
+			 "device-link cache %s/%s is %s: lld's ThinLTO cache is not used, since "
+			 "anything planted there would be linked as lld's own; remove it (offlink "
+			 "--cache-clear empties and removes it)",
+			 s->dir, name, why ? why : "not usable");
+		return NULL;
+	}
+	close(fd);
+	if (asprintf(&s->tool_dir, "%s/%s", s->dir, name) < 0)
+		s->tool_dir = NULL;
+	return s->tool_dir;
 }
 
 static void key_name(const uint8_t key[32], char out[65])
@@ -338,8 +391,8 @@ static bool entry_name(const char *name)
 }
 
 struct aged {
-	int shard;
-	char name[65];
+	int shard;            /* its shard's index, or SHARDS: lld's directory */
+	char name[96];
 	struct timespec used;
 	uint64_t size;
 };
@@ -373,14 +426,44 @@ struct tally {
 			       * on disk (allocated blocks, not apparent size) */
 	size_t kept;          /* entries that cannot be removed here */
 	uint64_t kept_bytes;
+	size_t entries;       /* offlink's entries among them */
+	uint64_t tool_files, tool_bytes; /* lld's, in total too */
 };
+
+struct listing {
+	struct aged *v;
+	size_t n, cap;
+	bool oom;
+};
+
+/* One more file for the eviction to weigh (a name too long for one is
+ * none of the store's). */
+static void add_aged(struct listing *ls, int index, const char *name, struct timespec used,
+		     const struct stat *st, struct tally *t)
+{
+	struct aged *a;
+
+	if (strlen(name) >= sizeof(a->name))
+		return;
+	if (!(a = ol_grow(ls->v, ls->n, &ls->cap, sizeof(*a), 64))) {
+		ls->oom = true;
+		return;
+	}
+	ls->v = a;
+	a += ls->n++;
+	a->shard = index;
+	strcpy(a->name, name);
+	a->used = used;
+	a->size = (uint64_t)st->st_blocks * 512;
+	t->total += a->size;
+	t->entries += index < SHARDS;
+}
 
 /* Each regular file of the shard with an entry's name, and stale
  * temporaries removed; nothing else is looked at.  An entry this user
  * cannot remove is not counted (one another user planted would
  * otherwise make every store evict everything). */
-static void list_shard(int sub, int index, struct aged **v, size_t *n, size_t *cap,
-		       struct tally *t, bool remove_all)
+static void list_shard(int sub, int index, struct listing *ls, struct tally *t, bool remove_all)
 {
 	time_t now = time(NULL);
 	int fd = dup(sub);
@@ -395,7 +478,7 @@ static void list_shard(int sub, int index, struct aged **v, size_t *n, size_t *c
 			close(fd);
 		return;
 	}
-	while ((e = readdir(dir))) {
+	while ((e = readdir(dir)) && !ls->oom) {
 		struct stat st;
 
 		if (fstatat(sub, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
@@ -418,65 +501,96 @@ static void list_shard(int sub, int index, struct aged **v, size_t *n, size_t *c
 			t->kept_bytes += (uint64_t)st.st_blocks * 512;
 			continue;
 		}
-		if (*n == *cap) {
-			struct aged *nv = realloc(*v, (*cap = *cap ? 2 * *cap : 64) * sizeof(**v));
-
-			if (!nv)
-				break;
-			*v = nv;
-		}
-		(*v)[*n].shard = index;
-		memcpy((*v)[*n].name, e->d_name, 65);
-		(*v)[*n].used = st.st_mtim;
-		(*v)[*n].size = (uint64_t)st.st_blocks * 512;
-		t->total += (*v)[(*n)++].size;
+		add_aged(ls, index, e->d_name, st.st_mtim, &st, t);
 	}
 	closedir(dir);
 }
 
-/* Over the cap: the least recently used go, down to nine tenths of it. */
-static void walk(struct ol_local *s, uint64_t *entries, uint64_t *bytes, bool evicting,
-		 bool remove_all)
+/* lld's files in its ThinLTO cache directory (checked: the user's own),
+ * used as LLVM's own pruning sees them (last read, or written). */
+static void list_tool_dir(int tool, struct listing *ls, struct tally *t)
 {
-	int subs[SHARDS];
-	struct aged *v = NULL;
-	size_t n = 0, cap = 0;
+	int fd = dup(tool);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(dir)) && !ls->oom) {
+		struct stat st;
+		size_t before = ls->n;
+
+		if (strncmp(e->d_name, OL_LOCAL_LLD_PREFIX, strlen(OL_LOCAL_LLD_PREFIX)) != 0 ||
+		    fstatat(tool, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		add_aged(ls, SHARDS, e->d_name,
+			 st.st_atim.tv_sec > st.st_mtim.tv_sec ? st.st_atim : st.st_mtim, &st, t);
+		if (ls->n > before) {
+			t->tool_files++;
+			t->tool_bytes += ls->v[before].size;
+		}
+	}
+	closedir(dir);
+}
+
+/* Over the cap: the least recently used go, down to nine tenths of it --
+ * entries and lld's files alike, so that the cap holds for everything
+ * the store keeps. */
+static void walk(struct ol_local *s, struct ol_local_usage *u, bool evicting, bool remove_all)
+{
+	int subs[SHARDS + 1];
+	struct listing ls = { 0 };
 	struct tally t = { 0 };
 	uint64_t evicted = 0;
+	const char *why;
 
 	for (int i = 0; i < SHARDS; i++) {
 		subs[i] = shard(s, hex[i], false);
 		if (subs[i] >= 0)
-			list_shard(subs[i], i, &v, &n, &cap, &t, remove_all);
+			list_shard(subs[i], i, &ls, &t, remove_all);
 	}
+	subs[SHARDS] = s->shared || remove_all ? -1
+			: open_tool_dir(s, OL_LOCAL_LLD_THINLTO, false, &why);
+	if (subs[SHARDS] >= 0)
+		list_tool_dir(subs[SHARDS], &ls, &t);
 	if (t.kept)
 		say_once(s, &s->said_unremovable,
 			 "device-link cache %s: %zu entries (%llu KiB on disk) are another user's and "
 			 "cannot be removed by you; they are not counted against the cache's size",
 			 s->dir, t.kept, (unsigned long long)(t.kept_bytes / 1024));
-	if (evicting && t.total > s->cap) {
-		qsort(v, n, sizeof(*v), older);
-		for (size_t i = 0; i < n && t.total > s->cap / 10 * 9; i++)
-			if (unlinkat(subs[v[i].shard], v[i].name, 0) == 0 || errno == ENOENT) {
-				t.total -= v[i].size;
+	if (evicting && t.total > s->cap && !ls.oom) {
+		qsort(ls.v, ls.n, sizeof(*ls.v), older);
+		for (size_t i = 0; i < ls.n && t.total > s->cap / 10 * 9; i++) {
+			struct aged *a = &ls.v[i];
+
+			if (unlinkat(subs[a->shard], a->name, 0) != 0 && errno != ENOENT)
+				continue;
+			t.total -= a->size;
+			if (a->shard == SHARDS) {
+				t.tool_files--;
+				t.tool_bytes -= a->size;
+			} else {
 				evicted++;
 			}
+		}
 	}
-	if (entries)
-		*entries = n - evicted;
-	if (bytes)
-		*bytes = t.total;
-	for (int i = 0; i < SHARDS; i++)
+	if (u)
+		*u = (struct ol_local_usage){ t.entries - evicted, t.total, t.tool_files,
+					      t.tool_bytes };
+	for (int i = 0; i <= SHARDS; i++)
 		if (subs[i] >= 0)
 			close(subs[i]);
-	free(v);
+	free(ls.v);
 	if (evicted)
 		add_counts(s, '0', (uint64_t[OL_STAT__COUNT]){ [OL_STAT_EVICTED] = evicted });
 }
 
 static void evict(struct ol_local *s)
 {
-	walk(s, NULL, NULL, true, false);
+	walk(s, NULL, true, false);
 }
 
 /* The shard's counters file, locked for an update (create), or as it is
@@ -573,11 +687,11 @@ void ol_local_flush_counts(struct ol_local *s)
 	}
 }
 
-void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT], uint64_t *entries,
-		    uint64_t *bytes)
+void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT],
+		    struct ol_local_usage *u)
 {
 	memset(counters, 0, sizeof(uint64_t) * OL_STAT__COUNT);
-	*entries = *bytes = 0;
+	memset(u, 0, sizeof(*u));
 	if (s->fd < 0)
 		return;
 	for (int i = 0; i < SHARDS; i++) {
@@ -591,11 +705,42 @@ void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT], uint6
 		for (int k = 0; k < OL_STAT__COUNT; k++)
 			counters[k] += c[k];
 	}
-	walk(s, entries, bytes, false, false);
+	walk(s, u, false, false);
+}
+
+/* lld's ThinLTO cache: its files, then the directory (made again, the
+ * user's alone, by the next link that needs it: so a directory refused
+ * for its mode is mended too).  Only the user's own directory, reached
+ * without following a link; files of other names stay, and with them the
+ * directory. */
+static void clear_tool_dir(struct ol_local *s, const char *name)
+{
+	int fd = openat(s->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+	struct stat st;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (fstat(fd, &st) != 0 || (st.st_uid != geteuid() && geteuid() != 0)) {
+		closedir(dir);
+		return;
+	}
+	while ((e = readdir(dir)))
+		if (strncmp(e->d_name, "llvmcache", 9) == 0)
+			unlinkat(fd, e->d_name, 0);
+	closedir(dir);
+	unlinkat(s->fd, name, AT_REMOVEDIR);
 }
 
 void ol_local_clear(struct ol_local *s)
 {
-	if (s->fd >= 0)
-		walk(s, NULL, NULL, false, true);
+	if (s->fd < 0)
+		return;
+	walk(s, NULL, false, true);
+	if (!s->shared)
+		clear_tool_dir(s, OL_LOCAL_LLD_THINLTO);
 }

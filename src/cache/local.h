@@ -4,6 +4,8 @@
  *   <dir>/<h>/<key>      an entry, <h> the key's first hex digit
  *   <dir>/<h>/stats      that shard's counters (cache/stats.h)
  *   <dir>/<h>/.tmp.*     an entry being written, renamed into place
+ *   <dir>/lld-thinlto/   lld's own ThinLTO cache (llvmcache-*): a directory
+ *                        a tool is handed, under the store's rules
  *
  * Nothing here follows a symbolic link or opens anything but a regular
  * file: the directory is opened once and everything below it is reached
@@ -30,6 +32,10 @@
 #include "common/diag.h"
 
 #define OL_LOCAL_SHARDS 16 /* <h>: a key's first hex digit */
+/* The directory lld keeps its ThinLTO cache in, and the prefix of the
+ * files it keeps there (LLVM's CachePruning reads the same). */
+#define OL_LOCAL_LLD_THINLTO "lld-thinlto"
+#define OL_LOCAL_LLD_PREFIX "llvmcache-"
 
 struct ol_local {
 	char *dir;
@@ -44,7 +50,8 @@ struct ol_local {
 	 * this user cannot write. */
 	void (*warn)(void *ctx, const char *msg);
 	void *warn_ctx;
-	bool said_stats, said_unremovable, said_shard;
+	bool said_stats, said_unremovable, said_shard, said_tool_dir;
+	char *tool_dir;                /* <dir>/lld-thinlto once checked, or NULL */
 	/* Counted, not yet added to the shards' files (ol_local_flush_counts) */
 	uint64_t pending[OL_LOCAL_SHARDS][OL_STAT__COUNT];
 	bool any_pending;
@@ -65,7 +72,8 @@ void ol_local_close(struct ol_local *s);
 enum ol_local_result ol_local_get(struct ol_local *s, enum ol_entry_type type,
 				  const uint8_t key[32], const char *dest, struct ol_buf *out);
 
-/* Store value[0..n) under key, then keep the store under its cap.  A
+/* Store value[0..n) under key, then keep the store under its cap (its
+ * entries and lld's files together, least recently used out first).  A
  * failure is not an error of the link: the store is only not filled. */
 enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint8_t key[32],
 			 const void *value, size_t n, struct ol_diag *d);
@@ -75,11 +83,27 @@ enum ol_err ol_local_put(struct ol_local *s, enum ol_entry_type type, const uint
 void ol_local_count(struct ol_local *s, const uint8_t key[32], enum ol_stat stat);
 void ol_local_flush_counts(struct ol_local *s);
 
-/* Sum the counters of every shard, and the entries' count and size. */
-void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT], uint64_t *entries,
-		    uint64_t *bytes);
+/* <dir>/<name> for a tool to keep files in (lld's ThinLTO cache), under
+ * the store's rules: made by offlink (mode 0700) when missing, reached
+ * without following a link, and refused -- NULL, said once -- when it is
+ * not a directory or anyone but the user (or root) owns or can write it,
+ * since whatever is planted there the tool takes as its own.  A private
+ * store only (NULL when shared).  The path is s's. */
+const char *ol_local_tool_dir(struct ol_local *s, const char *name);
 
-/* Remove every entry and counter (what this user may remove). */
+/* What the store holds: its entries, and lld's files (in its ThinLTO
+ * cache directory) that the cap and the eviction count with them. */
+struct ol_local_usage {
+	uint64_t entries, bytes;         /* bytes: everything, on disk */
+	uint64_t tool_files, tool_bytes; /* lld's part of it */
+};
+
+/* Sum the counters of every shard, and what the store holds. */
+void ol_local_stats(struct ol_local *s, uint64_t counters[OL_STAT__COUNT],
+		    struct ol_local_usage *u);
+
+/* Remove every entry and counter (what this user may remove), and lld's
+ * ThinLTO cache with its directory. */
 void ol_local_clear(struct ol_local *s);
 
 #endif

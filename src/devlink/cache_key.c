@@ -100,7 +100,7 @@ static void key_step(struct ol_link *l, struct ol_group *g, struct ol_key *k, si
 	struct pending *p = &pv[*np];
 
 	*p = (struct pending){ .step = s };
-	ol_key_text(k, "step", c->step ? c->step : "");
+	ol_key_text(k, "step", c->role ? c->role : c->step ? c->step : "");
 	ol_key_program(k, "program", program);
 	if (c->tool == OL_TOOL_CLANG_DRIVER) {
 		/* What clang runs is keyed by the second key (key_linker):

@@ -3,6 +3,7 @@
  * that make its linkers write what they read, for the store. */
 #include "devlink/cache.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,21 +48,52 @@ static bool add_depfile(struct ol_group *g, const char *path, struct pending *p,
 	return v->path && (!trace || v->trace) && !v->dirs.err;
 }
 
+/* A flag of the cache's for the step's linker: through clang as an
+ * -Xlinker pair, never -Wl, (which clang splits at commas: a TMPDIR or a
+ * store path holding one became two arguments, or a relative input). */
+static void linker_flag(struct ol_cmd *c, bool driver, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void linker_flag(struct ol_cmd *c, bool driver, const char *fmt, ...)
+{
+	char *flag = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&flag, fmt, ap) < 0)
+		flag = NULL;
+	va_end(ap);
+	if (!flag) {
+		c->argv.err = OL_E_NOMEM;
+		return;
+	}
+	if (driver)
+		ol_strvec_push(&c->argv, "-Xlinker");
+	ol_strvec_push(&c->argv, flag);
+	free(flag);
+}
+
 /* lld's own ThinLTO cache, for a group with ThinLTO modules whose link
  * runs lld (CPU through clang, AMDGPU): each module's object is kept by
  * LLVM's own key (the module, what it imports, the options, the release),
  * so that a relink after one file changed recompiles that module only.
- * It lives in the private local store's directory, a quarter of its cap
- * at most; never in a shared store (its files carry no check of ours,
- * and anyone who may write there could plant one). */
+ * It lives in the private local store's directory, under the store's
+ * rules (made by offlink, the user's alone, refused otherwise:
+ * ol_local_tool_dir), a quarter of its cap at most and pruned by lld at
+ * every link (lld's default is once in 20 minutes; offlink's eviction
+ * counts and removes its files too); never in a shared store (its files
+ * carry no check of ours, and anyone who may write there could plant
+ * one). */
 static bool lld_thin_cache(struct ol_link *l, struct ol_group *g, struct ol_cmd *c, bool driver)
 {
-	if (!l->cache.have_local || l->cache.local.shared || !g->any_thin)
+	const char *dir;
+
+	if (!l->cache.have_local || l->cache.local.shared || !g->any_thin ||
+	    !(dir = ol_local_tool_dir(&l->cache.local, OL_LOCAL_LLD_THINLTO)))
 		return true;
-	ol_strvec_pushf(&c->argv, "%s--thinlto-cache-dir=%s/lld-thinlto", driver ? "-Wl," : "",
-			l->cache.local.dir);
-	ol_strvec_pushf(&c->argv, "%s--thinlto-cache-policy=cache_size_bytes=%llu", driver ? "-Wl," : "",
-			(unsigned long long)(l->cache.local.cap / 4));
+	linker_flag(c, driver, "--thinlto-cache-dir=%s", dir);
+	linker_flag(c, driver, "--thinlto-cache-policy=cache_size_bytes=%llu:prune_interval=0s",
+		    (unsigned long long)(l->cache.local.cap / 4));
 	return !c->argv.err;
 }
 
@@ -83,11 +115,11 @@ static bool record_reads(struct ol_link *l, struct ol_group *g, struct pending *
 		return false;
 	if (driver)
 		g->driver_plain_argc = c->argv.n;
-	ol_strvec_pushf(&c->argv, driver ? "-Wl,--dependency-file=%s" : "--dependency-file=%s", path);
+	linker_flag(c, driver, "--dependency-file=%s", path);
 	if (p->r.flavor == OL_LD_LLD && !lld_thin_cache(l, g, c, driver))
 		return false;
 	if (trace) {
-		ol_strvec_push(&c->argv, driver ? "-Wl,--verbose" : "--verbose");
+		linker_flag(c, driver, "--verbose");
 		/* (through clang: only its linker gets LC_ALL=C, from the
 		 * recorder, so that clang decides in offlink's environment) */
 		if (!driver || !l->probe_lib)

@@ -3,7 +3,6 @@
  * --cache-clear. */
 #include "devlink/cache.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -185,29 +184,10 @@ static void print_size(const char *label, uint64_t n)
 	printf("%s%.1f %s", label, v, units[u]);
 }
 
-/* lld's ThinLTO cache (lld-thinlto/ in the store's directory, devlink/
- * cache_lookup.c): its files, "llvmcache-*" and the timestamp lld keeps,
- * reached without following links; anything else there is left alone. */
-static void clear_lld_thinlto(int storefd)
-{
-	int fd = openat(storefd, "lld-thinlto", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *e;
-
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((e = readdir(dir)))
-		if (strncmp(e->d_name, "llvmcache", 9) == 0)
-			unlinkat(dirfd(dir), e->d_name, 0);
-	closedir(dir);
-}
-
 enum ol_err ol_cache_command(struct ol_link *l)
 {
-	uint64_t c[OL_STAT__COUNT], entries, bytes, hits, lookups;
+	uint64_t c[OL_STAT__COUNT], hits, lookups;
+	struct ol_local_usage u;
 	enum ol_err rc = ol_open_cache(l);
 
 	if (rc)
@@ -218,13 +198,12 @@ enum ol_err ol_cache_command(struct ol_link *l)
 	}
 	if (l->opt.cache_clear && l->cache.have_local) {
 		ol_local_clear(&l->cache.local);
-		clear_lld_thinlto(l->cache.local.fd);
 		printf("device-link cache %s: cleared\n", l->cache.local.dir);
 	}
 	if (!l->opt.cache_stats)
 		return OL_OK;
 	if (l->cache.have_local) {
-		ol_local_stats(&l->cache.local, c, &entries, &bytes);
+		ol_local_stats(&l->cache.local, c, &u);
 		hits = c[OL_STAT_LOCAL_HIT] + c[OL_STAT_REMOTE_HIT];
 		lookups = hits + c[OL_STAT_MISS];
 		printf("device-link cache: %s (%s)\n", l->cache.local.dir,
@@ -237,8 +216,13 @@ enum ol_err ol_cache_command(struct ol_link *l)
 		for (int i = 0; i < OL_STAT__COUNT; i++)
 			printf("  %-17s %8llu\n", ol_stat_name((enum ol_stat)i),
 			       (unsigned long long)c[i]);
-		printf("  entries:          %8llu\n", (unsigned long long)entries);
-		print_size("  size:             ", bytes);
+		printf("  entries:          %8llu\n", (unsigned long long)u.entries);
+		if (u.tool_files) {
+			printf("  lld ThinLTO files:%8llu", (unsigned long long)u.tool_files);
+			print_size(" (", u.tool_bytes);
+			printf(", in the size below)\n");
+		}
+		print_size("  size:             ", u.bytes);
 		print_size(" of ", l->cache.local.cap);
 		printf("\n");
 	} else {

@@ -117,10 +117,10 @@ static bool recorded_command(struct ol_link *l, struct ol_group *g, const struct
 		ol_strvec_free(&cmd);
 		return false;
 	}
-	/* "-Wl,X" that the cache added reached the linker as "X": the last
-	 * of each goes */
-	for (size_t a = g->driver_plain_argc; a < c->argv.n; a++) {
-		const char *added = strncmp(c->argv.v[a], "-Wl,", 4) == 0 ? c->argv.v[a] + 4 : NULL;
+	/* "-Xlinker X" that the cache added reached the linker as "X": the
+	 * last of each goes */
+	for (size_t a = g->driver_plain_argc; a + 1 < c->argv.n; a++) {
+		const char *added = strcmp(c->argv.v[a], "-Xlinker") == 0 ? c->argv.v[++a] : NULL;
 
 		for (size_t i = cmd.n; added && i-- > 1; )
 			if (strcmp(cmd.v[i], added) == 0) {

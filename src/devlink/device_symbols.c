@@ -131,12 +131,16 @@ static unsigned nvptx_number(const char *arch)
 }
 
 /* nvcc's PTX (compute_<N>, extract/nvcc_rdc.h) meets code for any SM from
- * N on, and any other PTX: ptxas compiles it for such an SM. */
+ * N on, and any other PTX: ptxas compiles it for such an SM.  PTX with a
+ * suffix (compute_90a) meets only its own SM's code (sm_90a). */
 static bool ptx_meets(const char *a, const char *b)
 {
 	unsigned x = nvptx_number(a), y = nvptx_number(b);
 	bool pa = !strncmp(a, "compute_", 8), pb = !strncmp(b, "compute_", 8);
+	const char *ptx = pa ? a : b, *sm = pa ? b : a;
 
+	if (pa != pb && !strncmp(sm, "sm_", 3) && !strcmp(ptx + 8, sm + 3))
+		return true;
 	return x && y && (pa || pb) && ((pa && pb) || (pa ? x <= y : y <= x));
 }
 

@@ -21,6 +21,7 @@
  * OpenMP's code and nvcc's as it links CUDA's. */
 #include "devlink/devlink.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,7 @@ static void modules_free(struct modules *ms)
 }
 
 /* "sm_90" -> 90, "compute_90" (prefix "compute_") -> 90; 0 for anything
- * else ("sm_90a": exact matches only). */
+ * else ("sm_90a", "compute_90a": exact matches only). */
 static unsigned arch_number(const char *arch, const char *prefix)
 {
 	size_t k = strlen(prefix);
@@ -140,11 +141,25 @@ static void held_text(const struct module *m, struct ol_buf *b)
 		ol_buf_printf(b, "%s%s", i ? ", " : "", m->images[i]->arch);
 }
 
+/* How well PTX of the virtual architecture ptx serves SM sm (0: not):
+ * plain PTX an SM of its number or above, the nearer the better
+ * ("compute_80" for sm_90); PTX with a suffix only its own SM
+ * ("compute_90a" for sm_90a), and an SM with a suffix only that. */
+static unsigned ptx_serves(const char *ptx, const char *sm)
+{
+	unsigned want = arch_number(sm, "sm_"), v = arch_number(ptx, "compute_");
+
+	if (v)
+		return want && v <= want ? v : 0;
+	return !strncmp(ptx, "compute_", 8) && !strncmp(sm, "sm_", 3) && !strcmp(ptx + 8, sm + 3)
+		? UINT_MAX : 0;
+}
+
 /* The code of m nvcc's link takes for SM sm: its cubin of that SM, else
  * its PTX of the highest virtual architecture not above it; or NULL. */
 static struct ol_image *choose(const struct module *m, const char *sm)
 {
-	unsigned want = arch_number(sm, "sm_"), best = 0;
+	unsigned best = 0;
 	struct ol_image *ptx = NULL;
 
 	for (size_t i = 0; i < m->n; i++) {
@@ -153,8 +168,7 @@ static struct ol_image *choose(const struct module *m, const char *sm)
 
 		if (!is_ptx(img) && strcmp(img->arch, sm) == 0)
 			return img;
-		if (is_ptx(img) && want && (v = arch_number(img->arch, "compute_")) &&
-		    v <= want && v > best) {
+		if (is_ptx(img) && (v = ptx_serves(img->arch, sm)) > best) {
 			best = v;
 			ptx = img;
 		}
@@ -162,14 +176,22 @@ static struct ol_image *choose(const struct module *m, const char *sm)
 	return ptx;
 }
 
+/* The SM named like the virtual architecture of PTX: "compute_90a" ->
+ * "sm_90a"; NULL for anything else. */
+static const char *ptx_sm(struct ol_link *l, const char *ptx)
+{
+	return strncmp(ptx, "compute_", 8) == 0 && ptx[8] ? ol_arena_printf(&l->arena, "sm_%s", ptx + 8)
+							  : NULL;
+}
+
 /* Whether m has code of its own for sm: a cubin of it, or PTX of its
  * virtual architecture. */
 static bool holds(const struct module *m, const char *sm)
 {
-	unsigned want = arch_number(sm, "sm_");
-
 	for (size_t i = 0; i < m->n; i++)
-		if (is_ptx(m->images[i]) ? want && arch_number(m->images[i]->arch, "compute_") == want
+		if (is_ptx(m->images[i]) ? !strncmp(m->images[i]->arch, "compute_", 8) &&
+					   !strncmp(sm, "sm_", 3) &&
+					   !strcmp(m->images[i]->arch + 8, sm + 3)
 					 : strcmp(m->images[i]->arch, sm) == 0)
 			return true;
 	return false;
@@ -209,7 +231,7 @@ static bool candidates(struct ol_link *l, const struct modules *ms, bool ptx, co
 			uintptr_t *v;
 
 			if (is_ptx(img) && ptx)
-				sm = ol_arena_printf(&l->arena, "sm_%u", arch_number(img->arch, "compute_"));
+				sm = ptx_sm(l, img->arch);
 			if (!sm)
 				continue;
 			if (!(v = ol_strmap_put(&seen, sm, strlen(sm))))

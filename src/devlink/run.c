@@ -176,6 +176,7 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 	struct step_node *sn;
 	struct ol_graph gr;
 	struct ol_jobserver js;
+	struct ol_progress progress;
 	enum ol_jobserver_state jst = OL_JOBSERVER_NONE;
 	bool use_js = false, failed = false;
 	enum ol_err rc;
@@ -207,10 +208,18 @@ enum ol_err ol_run_device_links(struct ol_link *l)
 		ol_message("offlink", NULL, "--wrapper-jobs=jobserver: no jobserver in MAKEFLAGS; "
 					    "%u device links at a time", l->opt.jobs);
 	}
+	/* A status line on a terminal, as ninja's: a GPU link runs minutes
+	 * and says nothing until it ends.  (-v prints each command.) */
+	if (!l->opt.verbose && !l->opt.dry_run && ol_progress_begin(&progress, l->opt.progress, &gr))
+		l->progress = &progress;
 	/* (under make, the jobserver's tokens are the cap: as many
 	 * processes as make gives slots) */
 	rc = ol_graph_run(&gr, use_js ? (unsigned)(nsteps ? nsteps : 1) : l->opt.jobs, &l->run,
 			  use_js ? &js : NULL);
+	if (l->progress) {
+		ol_progress_end(&progress);
+		l->progress = NULL;
+	}
 	if (use_js)
 		ol_jobserver_close(&js);
 	if (rc == OL_E_NOMEM)

@@ -56,15 +56,14 @@ static void key_imports(struct ol_key *k, const struct ol_thin_node *n)
 	}
 	for (p = (const char *)m.data, end = p + m.len; p < end && !k->uncacheable[0];) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = (size_t)((nl ? nl : end) - p), i;
+		size_t len = (size_t)((nl ? nl : end) - p);
+		uintptr_t *at = len ? ol_strmap_get(&t->by_name, p, len) : NULL;
 
-		for (i = 0; len && i < t->nmods; i++)
-			if (strlen(t->mods[i].name) == len && !memcmp(t->mods[i].name, p, len))
-				break;
-		if (len && i == t->nmods) {
+		if (len && !at) {
 			ol_key_refuse(k, "the thin link lists an import that is not one of the "
 					 "group's modules");
 		} else if (len) {
+			size_t i = *at - 1;
 			const struct ob_entry *e = n->g->images[t->mods[i].image]->entry;
 
 			ol_key_text(k, "import", t->mods[i].name);
@@ -229,8 +228,11 @@ void ol_thin_store(struct ol_link *l)
 
 void ol_thin_free(struct ol_link *l)
 {
-	for (size_t i = 0; i < l->ngroups; i++)
+	for (size_t i = 0; i < l->ngroups; i++) {
 		for (struct ol_thin_node *n = l->groups[i].thin ? l->groups[i].thin->nodes : NULL; n;
 		     n = n->next)
 			free(n->deps);
+		if (l->groups[i].thin)
+			ol_strmap_free(&l->groups[i].thin->by_name);
+	}
 }

@@ -23,6 +23,7 @@
 #ifndef OFFLINK_DEVLINK_THINLTO_H
 #define OFFLINK_DEVLINK_THINLTO_H
 
+#include "common/strmap.h"
 #include "link/link.h"
 
 struct ol_thin_module {
@@ -54,6 +55,7 @@ struct ol_thin {
 	const char *dir;       /* the group's directory */
 	struct ol_thin_module *mods;
 	size_t nmods, nthin;
+	struct ol_strmap by_name;  /* a module's name -> its index + 1 */
 	bool regular;          /* some module is regular LTO: a partition of its own */
 	struct ol_thin_node *nodes; /* (arena) the steps the cache serves */
 	/* what happened, for -v: [0] backends, [1] assemblers */
@@ -74,6 +76,15 @@ struct ol_thin_target {
 	const char *opt;       /* "0".."3" */
 	const char *suffix;    /* the target code's file suffix: ".s" */
 };
+
+/* A module's file name in its group's directory: its content's digest
+ * (128 bits of SHA-256, hex), "<hex>.bc", so that the name an index
+ * records for it is the same in every link of the same module; the k-th
+ * copy of the same bytes in one group "<hex>.<k>.bc" (k from 2).  copies
+ * (digest -> copies so far) makes each name one lookup: linear in the
+ * modules, however many are alike.  In a's memory; NULL when out of it. */
+const char *ol_thin_module_name(struct ol_arena *a, struct ol_strmap *copies, const void *image,
+				size_t size);
 
 /* Plan g's thin link and backends (steps 1 and 2 above): g->thin, the
  * images written into its directory; *outs (arena) the target-code files
@@ -106,7 +117,8 @@ const char *ol_thin_summary(struct ol_link *l, const struct ol_group *g);
  * (when the files its key was computed from are the same as then). */
 void ol_thin_store(struct ol_link *l);
 
-/* What the cache's keys of the link's steps hold. */
+/* What the cache's keys of the link's steps hold, and each group's map of its
+ * modules' names. */
 void ol_thin_free(struct ol_link *l);
 
 /* lto_resolution.c: the llvm-lto2 -r argument of every symbol of g's

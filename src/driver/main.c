@@ -75,6 +75,9 @@ static const char help_text[] =
 	"  --cache-base-dir=<dir>   paths under <dir> enter keys relative to the\n"
 	"                           working directory, so checkouts share entries\n"
 	"  --cache-stats, --cache-clear  show or empty the device-link cache\n"
+	"  --progress=auto|always|never  a status line while the device links run\n"
+	"                           (default auto: when stderr is a terminal; never\n"
+	"                           under -v)\n"
 	"  --offload-entries=warn|error|off  an offload entry (kernel, variable) that\n"
 	"                           the image a target device loads does not define:\n"
 	"                           a warning (default), an error, or not checked\n"
@@ -90,8 +93,8 @@ static const char help_text[] =
 	"  --help, --version\n"
 	"\n"
 	"Environment: OFFLINK_LLVM (as --llvm), OFFLINK_REGISTRATION (as\n"
-	"--registration), OFFLINK_AS, OFFLINK_CLANG and the other tool\n"
-	"variables of offlink(1).\n"
+	"--registration), OFFLINK_PROGRESS (as --progress), OFFLINK_AS,\n"
+	"OFFLINK_CLANG and the other tool variables of offlink(1).\n"
 	"Exit status: the host linker's; 1 for an error of offlink's own; 2 for a\n"
 	"bad command line.  See offlink(1).\n";
 
@@ -143,6 +146,24 @@ static enum ol_err env_switch(struct ol_link *l, const char *name, bool *opt)
 	return OL_OK;
 }
 
+/* OFFLINK_PROGRESS: as --progress, which wins; anything but auto, always
+ * or never is an error naming the variable. */
+static enum ol_err env_progress(struct ol_link *l)
+{
+	const char *v = getenv("OFFLINK_PROGRESS");
+	enum ol_progress_mode mode;
+
+	if (!v || !*v)
+		return OL_OK;
+	if (!ol_progress_parse(v, &mode)) {
+		ol_link_errorf(l, "OFFLINK_PROGRESS=%s: expected auto, always or never", v);
+		return OL_E_USAGE;
+	}
+	if (!l->opt.progress_given)
+		l->opt.progress = mode;
+	return OL_OK;
+}
+
 static enum ol_err finish_options(struct ol_link *l)
 {
 	/* For a whole build: offlink reads these, no other tool does, so
@@ -151,6 +172,7 @@ static enum ol_err finish_options(struct ol_link *l)
 	enum ol_err bad = env_switch(l, "OFFLINK_VERBOSE", &l->opt.verbose);
 
 	bad |= env_switch(l, "OFFLINK_DRY_RUN", &l->opt.dry_run);
+	bad |= env_progress(l);
 	if (bad)
 		return OL_E_USAGE;
 	if (!l->opt.host_triple)

@@ -23,7 +23,7 @@ enum opt_id {
 	O_VERSION, O_WHOLE_PROGRAM, O_INTERNAL, O_LLVM, O_EMIT_FATBIN, O_PRINT_COMPAT,
 	O_REGISTRATION, O_CACHE_DIR, O_NO_CACHE, O_CACHE_SIZE, O_CACHE_SHARED,
 	O_CACHE_SECRET, O_CACHE_BASE, O_CACHE_REMOTE, O_CACHE_STATS, O_CACHE_CLEAR,
-	O_OFFLOAD_ENTRIES,
+	O_OFFLOAD_ENTRIES, O_PROGRESS,
 };
 
 struct wrapper_opt {
@@ -80,6 +80,7 @@ static const struct wrapper_opt wrapper_opts[] = {
 	{ "cache-stats", O_CACHE_STATS, true },
 	{ "cache-clear", O_CACHE_CLEAR, true },
 	{ "offload-entries=", O_OFFLOAD_ENTRIES, true },
+	{ "progress=", O_PROGRESS, true },
 	/* Per-group options LLVM synthesises internally; never meaningful
 	 * on the command line. */
 	{ "arch=", O_INTERNAL, false },
@@ -258,6 +259,12 @@ static enum ol_err apply_wrapper_opt(struct ol_link *l, enum opt_id id,
 		else
 			return ol_diag_set(d, OL_E_USAGE, "--offload-entries",
 					   "'%s': expected warn, error or off", v);
+		return OL_OK;
+	case O_PROGRESS:
+		if (!ol_progress_parse(v, &o->progress))
+			return ol_diag_set(d, OL_E_USAGE, "--progress",
+					   "'%s': expected auto, always or never", v);
+		o->progress_given = true;
 		return OL_OK;
 	case O_COMPRESSION_LEVEL: {
 		char *end;

@@ -102,12 +102,12 @@ static enum ol_err fatbin_entry(const struct scan *s, const char *path,
 	struct ol_buf out = { 0 };
 	const uint8_t *code;
 	size_t len;
-	char kind[16], arch[24];
+	char kind[16], arch[32];
 	const char *format = e->kind == OL_FATBIN_ELF ? "cubin"
 			     : ol_fatbin_kind_name(e->kind, kind, sizeof(kind));
 	enum ol_err rc;
 
-	snprintf(arch, sizeof(arch), e->kind == OL_FATBIN_PTX ? "compute_%u" : "sm_%u", e->arch);
+	ol_fatbin_arch_name(e, arch, sizeof(arch));
 	if (ol_fatbin_compression(e) && spend_inflation(s, path, e->size, d))
 		return d->code;
 	if (ol_fatbin_entry_code(e, &out, &code, &len, d)) {

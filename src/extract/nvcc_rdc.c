@@ -161,6 +161,8 @@ struct piece {
 	const uint8_t *data;  /* in the object, or NULL: in the buffer at off */
 	size_t off, len;
 	unsigned sm;
+	unsigned variant;     /* 0, or the SM's suffix: 1 "a", 2 "f" */
+	char arch[32];        /* "sm_90", "compute_90", "sm_90a" */
 	uint16_t image_kind;
 };
 
@@ -181,7 +183,10 @@ static enum ol_err take_entry(const struct ol_fatbin_entry *e, struct ol_buf *bu
 	if (ol_fatbin_entry_code(e, buf, &code, &len, d))
 		return d->code;
 	*pc = (struct piece){ buf->len > base ? NULL : code, base, len, e->arch,
-			      e->kind == OL_FATBIN_ELF ? OB_IMG_CUBIN : OB_IMG_PTX };
+			      e->flags & OL_FATBIN_FLAG_ARCH_SPECIFIC ? 1
+			      : e->flags & OL_FATBIN_FLAG_FAMILY ? 2 : 0,
+			      "", e->kind == OL_FATBIN_ELF ? OB_IMG_CUBIN : OB_IMG_PTX };
+	ol_fatbin_arch_name(e, pc->arch, sizeof(pc->arch));
 	return OL_OK;
 }
 
@@ -223,19 +228,20 @@ enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 	free(spans);
 	if (rc)
 		goto out;
-	/* One cubin per SM and one PTX per virtual architecture (nvcc writes
-	 * one of each; a second is the same code again, and the first is
-	 * taken): marked once each (take_entry bounds an SM by SM_MAX), so
+	/* One cubin per SM and one PTX per virtual architecture, a suffix
+	 * making another (sm_90 and sm_90a are two; nvcc writes one of each;
+	 * a second is the same code again, and the first is taken): marked
+	 * once each (take_entry bounds an SM by SM_MAX), so
 	 * this is linear in the entries, however many a file declares, and a
 	 * module has at most two images an SM.  PTX beside a cubin of the
 	 * same SM stays: it is what a newer GPU's link compiles
 	 * (ol_nvcc_archs chooses). */
-	uint8_t seen[2][SM_MAX / 8 + 1] = { { 0 } };
+	uint8_t seen[2][3][SM_MAX / 8 + 1] = { { { 0 } } };
 	size_t kept = 0;
 
 	for (size_t i = 0; i < np; i++) {
 		unsigned sm = pcs[i].sm;
-		uint8_t *mark = seen[pcs[i].image_kind == OB_IMG_PTX];
+		uint8_t *mark = seen[pcs[i].image_kind == OB_IMG_PTX][pcs[i].variant];
 
 		if (mark[sm / 8] & (1u << sm % 8))
 			continue;
@@ -246,9 +252,8 @@ enum ol_err ol_nvcc_binary(const struct ol_nvcc_module *m, struct ob_binary *b,
 	/* the strings, after the code in the same buffer */
 	strings_at = buf.len;
 	for (size_t i = 0; i < np; i++)
-		rc |= ol_buf_printf(&buf, "triple%cnvptx64-nvidia-cuda%carch%c%s_%u%c%s%c%s%c", 0, 0, 0,
-				    pcs[i].image_kind == OB_IMG_PTX ? "compute" : "sm", pcs[i].sm, 0,
-				    OL_NVCC_MODULE_KEY, 0, m->id, 0);
+		rc |= ol_buf_printf(&buf, "triple%cnvptx64-nvidia-cuda%carch%c%s%c%s%c%s%c", 0, 0, 0,
+				    pcs[i].arch, 0, OL_NVCC_MODULE_KEY, 0, m->id, 0);
 	if (rc || !(b->entries = calloc(np ? np : 1, sizeof(*b->entries)))) {
 		rc = ol_diag_set(d, OL_E_NOMEM, NULL, NULL);
 		goto out;

@@ -259,6 +259,15 @@ const char *ol_fatbin_kind_name(unsigned kind, char *buf, size_t len)
 	}
 }
 
+const char *ol_fatbin_arch_name(const struct ol_fatbin_entry *e, char *buf, size_t len)
+{
+	const char *suffix = e->flags & OL_FATBIN_FLAG_ARCH_SPECIFIC ? "a"
+			     : e->flags & OL_FATBIN_FLAG_FAMILY ? "f" : "";
+
+	snprintf(buf, len, "%s_%u%s", e->kind == OL_FATBIN_PTX ? "compute" : "sm", e->arch, suffix);
+	return buf;
+}
+
 const char *ol_fatbin_compression(const struct ol_fatbin_entry *e)
 {
 	return (e->flags & OL_FATBIN_FLAG_ZSTD) ? "zstd" : (e->flags & OL_FATBIN_FLAG_LZ) ? "lz" : NULL;

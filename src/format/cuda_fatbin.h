@@ -11,8 +11,9 @@
  *           u16 the code's version (minor, major), u32 the SM number,
  *           u32 offset and u32 length of an object name (after the header),
  *           u64 flags (0x1 64-bit, 0x2000 compressed by NVIDIA's LZ4
- *           block scheme, 0x8000 compressed with zstd), u64, u64 the size
- *           once decompressed; then the payload.
+ *           block scheme, 0x8000 compressed with zstd, 0x100000 for that
+ *           SM exactly: sm_90a, 0x200000 for its family: sm_100f), u64,
+ *           u64 the size once decompressed; then the payload.
  *
  * Several fat binaries follow each other in a linked section (one per
  * object), each at a multiple of 8 after the last, zero bytes between. */
@@ -41,6 +42,11 @@ enum {
 	OL_FATBIN_FLAG_DEBUG = 0x2,
 	OL_FATBIN_FLAG_LZ = 0x2000,   /* NVIDIA's LZ4-block compression */
 	OL_FATBIN_FLAG_ZSTD = 0x8000,
+	/* code for one SM exactly (nvcc 13, -arch=sm_90a, sm_100a, and their
+	 * compute_90a PTX), or for one family (sm_100f): the SM number
+	 * alone would name another target */
+	OL_FATBIN_FLAG_ARCH_SPECIFIC = 0x100000,
+	OL_FATBIN_FLAG_FAMILY = 0x200000,
 };
 
 struct ol_fatbin_entry {
@@ -86,6 +92,9 @@ enum ol_err ol_fatbin_entry_code(const struct ol_fatbin_entry *e, struct ol_buf 
 
 /* "elf", "ptx", "ltoir", or "kind-<n>" into buf. */
 const char *ol_fatbin_kind_name(unsigned kind, char *buf, size_t len);
+/* The entry's target as nvcc names it: "sm_90", "compute_90" (PTX), with
+ * its suffix, "sm_90a", "sm_100f".  Into buf (32 bytes hold any). */
+const char *ol_fatbin_arch_name(const struct ol_fatbin_entry *e, char *buf, size_t len);
 /* "zstd", "lz", or NULL when the entry is stored plainly. */
 const char *ol_fatbin_compression(const struct ol_fatbin_entry *e);
 

@@ -10,6 +10,8 @@
 #include "os/jobserver.h"
 
 #define NONE SIZE_MAX
+#define STATUS_EVERY_US 100000.0 /* a change is told at most this often */
+#define STATUS_TICK_MS 500       /* and the elapsed time while nothing ends */
 
 enum ol_err ol_graph_init(struct ol_graph *g, size_t njobs)
 {
@@ -76,9 +78,17 @@ static enum ol_err link_successors(struct ol_graph *g)
 	return OL_OK;
 }
 
-static void settle(struct ol_graph *g, size_t i, int state)
+/* Node i ends in state (done, skipped, failed, cancelled): one more of
+ * the commands the status counts. */
+static void ends(struct ol_graph *g, size_t i, int state)
 {
 	g->nodes[i].state = state;
+	g->ndone += g->nodes[i].cmd != NULL;
+}
+
+static void settle(struct ol_graph *g, size_t i, int state)
+{
+	ends(g, i, state);
 	for (size_t s = g->succ_at[i]; s < g->succ_at[i + 1]; s++)
 		g->nodes[g->succ[s]].pending--;
 }
@@ -88,7 +98,7 @@ static void fail(struct ol_graph *g, size_t i, int status)
 {
 	struct ol_graph_job *j = &g->jobs[g->nodes[i].job];
 
-	g->nodes[i].state = NODE_FAILED;
+	ends(g, i, NODE_FAILED);
 	if (!j->failed) {
 		j->failed = true;
 		j->failed_node = i;
@@ -96,7 +106,7 @@ static void fail(struct ol_graph *g, size_t i, int status)
 	}
 	for (size_t k = 0; k < g->n; k++)
 		if (g->nodes[k].job == g->nodes[i].job && g->nodes[k].state == NODE_WAITING)
-			g->nodes[k].state = NODE_CANCELLED;
+			ends(g, k, NODE_CANCELLED);
 }
 
 static void skip_job(struct ol_graph *g, size_t job)
@@ -184,7 +194,7 @@ static void ended(struct ol_graph *g, size_t i, int status, const struct ol_run_
 		return;
 	}
 	if (g->jobs[n->job].failed) { /* another node of its job failed meanwhile */
-		n->state = NODE_CANCELLED;
+		ends(g, i, NODE_CANCELLED);
 		return;
 	}
 	completed(g, i);
@@ -224,6 +234,34 @@ static enum ol_err dry_run(struct ol_graph *g, const struct ol_run_opts *o)
 	return OL_OK;
 }
 
+/* Tell on_status where the run stands: always when forced (a tick, the
+ * end), else when the last telling is STATUS_EVERY_US old. */
+static void tell_status(struct ol_graph *g, size_t running, bool force, bool last)
+{
+	struct ol_graph_status s = { g->ndone, g->ntotal, running, NULL, 0, last };
+	double now = ol_now_us();
+
+	if (!g->on_status || (!force && now - g->status_at_us < STATUS_EVERY_US))
+		return;
+	g->status_at_us = now;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->nodes[i].state == NODE_RUNNING &&
+		    (!s.longest || g->nodes[i].started_us < s.longest_since_us)) {
+			s.longest = g->nodes[i].cmd;
+			s.longest_since_us = g->nodes[i].started_us;
+		}
+	g->on_status(g->status_ctx, &s);
+}
+
+/* The next child to end; with a status display, one that waits at most a
+ * tick (0: none ended). */
+static pid_t wait_one(struct ol_graph *g, int *status)
+{
+	if (!g->on_status)
+		return waitpid(-1, status, 0);
+	return ol_wait_any(status, STATUS_TICK_MS);
+}
+
 enum ol_err ol_graph_run(struct ol_graph *g, unsigned max_procs, const struct ol_run_opts *o,
 			 struct ol_jobserver *js)
 {
@@ -235,6 +273,10 @@ enum ol_err ol_graph_run(struct ol_graph *g, unsigned max_procs, const struct ol
 		return OL_E_NOMEM;
 	if (max_procs == 0)
 		max_procs = 1;
+	g->ndone = g->ntotal = 0;
+	g->status_at_us = 0; /* (told first once the first commands run) */
+	for (i = 0; i < g->n; i++)
+		g->ntotal += g->nodes[i].cmd != NULL;
 	for (;;) {
 		int status;
 		pid_t pid;
@@ -245,17 +287,20 @@ enum ol_err ol_graph_run(struct ol_graph *g, unsigned max_procs, const struct ol
 		give_spare_tokens(js, running);
 		if (running == 0)
 			break; /* (with no process running, every slot is free) */
-		pid = waitpid(-1, &status, 0);
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
+		tell_status(g, running, false, false);
+		pid = wait_one(g, &status);
+		if (pid == 0 || (pid < 0 && errno == EINTR)) {
+			tell_status(g, running, pid == 0, false);
+			continue;
 		}
+		if (pid < 0)
+			break;
 		if ((i = find_running(g, pid)) == NONE)
 			continue;
 		running--;
 		ended(g, i, status, o);
 	}
+	tell_status(g, 0, true, true);
 	for (size_t j = 0; j < g->njobs; j++)
 		if (g->jobs[j].failed)
 			return OL_E_TOOL_FAILED;

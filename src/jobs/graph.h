@@ -67,12 +67,29 @@ struct ol_graph_job {
 	bool skipped;              /* its prepare found the job's result */
 };
 
+/* Where the run stands, for a progress display (jobs/progress.h): what a
+ * build tool's status line shows. */
+struct ol_graph_status {
+	size_t done, total;        /* commands ended, run or not (a cache hit,
+				    * a job stopped), of all */
+	size_t running;
+	const struct ol_cmd *longest; /* the running command started first, or NULL */
+	double longest_since_us;   /* when it started (ol_now_us) */
+	bool last;                 /* the run is over */
+};
+
 struct ol_graph {
 	struct ol_graph_node *nodes;
 	size_t n, cap;
 	struct ol_graph_job *jobs;
 	size_t njobs;
 	size_t *succ, *succ_at;    /* (ol_graph_run) who waits for whom */
+	/* Told where the run stands when it changes (at most ten times a
+	 * second) and twice a second while it waits, or NULL. */
+	void (*on_status)(void *ctx, const struct ol_graph_status *s);
+	void *status_ctx;
+	size_t ndone, ntotal;      /* (ol_graph_run) commands ended, of all */
+	double status_at_us;       /* when it was last told */
 };
 
 /* A graph of njobs jobs and no nodes yet. */

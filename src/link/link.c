@@ -13,9 +13,11 @@
 #include "common/message.h"
 
 /* Messages go through common/message.c: one line each, made safe for a
- * terminal, since they quote triples and member names from inputs. */
+ * terminal, since they quote triples and member names from inputs; a
+ * status line on the terminal is erased first. */
 void ol_link_error(struct ol_link *l, const struct ol_diag *d)
 {
+	ol_progress_erase(l->progress);
 	ol_message_diag("offlink", d);
 	l->nerrors++;
 }
@@ -24,6 +26,7 @@ void ol_link_errorf(struct ol_link *l, const char *fmt, ...)
 {
 	va_list ap;
 
+	ol_progress_erase(l->progress);
 	va_start(ap, fmt);
 	ol_vmessage("offlink", "error", fmt, ap);
 	va_end(ap);
@@ -34,7 +37,7 @@ void ol_link_warnf(struct ol_link *l, const char *fmt, ...)
 {
 	va_list ap;
 
-	(void)l;
+	ol_progress_erase(l->progress);
 	va_start(ap, fmt);
 	ol_vmessage("offlink", "warning", fmt, ap);
 	va_end(ap);

@@ -23,6 +23,7 @@
 #include "cache/facts.h"
 #include "cache/store.h"
 #include "jobs/graph.h"
+#include "jobs/progress.h"
 #include "os/spawn.h"
 
 /* What the command line asks the host link to read, in order. */
@@ -283,6 +284,10 @@ struct ol_options {
 	/* --offload-entries: an entry no image for a target device defines
 	 * (entry_check.c) is a warning (the default), an error, or not looked for */
 	enum { ENTRIES_WARN, ENTRIES_ERROR, ENTRIES_OFF } offload_entries;
+	/* --progress (OFFLINK_PROGRESS): the device links' status line
+	 * (jobs/progress.h); never under -v or --dry-run */
+	enum ol_progress_mode progress;
+	bool progress_given;
 	unsigned jobs;
 	struct ol_strvec mllvm, offload_opt, device_linker, device_compiler;
 	struct ol_strvec ptxas_args, bitcode_libraries, builtin_bitcode;
@@ -307,6 +312,8 @@ struct ol_link {
 	/* run state */
 	struct ol_arena arena;
 	struct ol_run_opts run;
+	struct ol_progress *progress; /* the status line while the device links
+				       * run, or NULL: messages erase it first */
 	struct ol_store cache;       /* the device-link cache (devlink/cache.h) */
 	bool cache_opened;           /* l->cache needs closing */
 	bool cache_on;               /* some store is in use */

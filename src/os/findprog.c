@@ -15,6 +15,26 @@ bool ol_is_executable(const char *path)
 	       access(path, X_OK) == 0;
 }
 
+/* p (malloc'd, taken) made absolute against the working directory: a
+ * step may run in a directory of its own (a ThinLTO link's), where a
+ * relative program would be another file or none, and the device-link
+ * cache's key would read one file while another ran. */
+static char *absolute(char *p)
+{
+	char cwd[PATH_MAX], *abs = NULL;
+	const char *rel = p;
+
+	if (!p || p[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return p;
+	while (rel[0] == '.' && rel[1] == '/')
+		for (rel += 2; *rel == '/'; rel++)
+			;
+	if (asprintf(&abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", rel) < 0)
+		abs = NULL;
+	free(p);
+	return abs;
+}
+
 char *ol_find_in_dir(const char *dir, const char *name)
 {
 	char *p = NULL;
@@ -24,7 +44,7 @@ char *ol_find_in_dir(const char *dir, const char *name)
 	if (asprintf(&p, "%s/%s", dir, name) < 0)
 		return NULL;
 	if (ol_is_executable(p))
-		return p;
+		return absolute(p);
 	free(p);
 	return NULL;
 }
@@ -35,7 +55,7 @@ char *ol_find_in_path(const char *name)
 	char *copy, *save = NULL, *found = NULL;
 
 	if (strchr(name, '/'))
-		return ol_is_executable(name) ? strdup(name) : NULL;
+		return ol_is_executable(name) ? absolute(strdup(name)) : NULL;
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	copy = strdup(path);

@@ -5,9 +5,11 @@
 #include <stdbool.h>
 
 /* Path of name: itself if it contains a '/', else the first executable
- * match in $PATH.  Returns a malloc'd string, or NULL when not found. */
+ * match in $PATH; absolute either way (relative ones against the working
+ * directory: a step may run in another).  Returns a malloc'd string, or
+ * NULL when not found. */
 char *ol_find_in_path(const char *name);
-/* dir/name if it is an executable file, else NULL (malloc'd). */
+/* dir/name if it is an executable file, absolute, else NULL (malloc'd). */
 char *ol_find_in_dir(const char *dir, const char *name);
 /* True if path names an executable regular file. */
 bool ol_is_executable(const char *path);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,12 +20,13 @@ extern char **environ;
 void ol_cmd_free(struct ol_cmd *c)
 {
 	free(c->step);
+	free(c->role);
 	free(c->stdout_path);
 	free(c->stderr_path);
 	free(c->cwd);
 	ol_strvec_free(&c->argv);
 	ol_strvec_free(&c->env);
-	c->step = c->stdout_path = c->stderr_path = c->cwd = NULL;
+	c->step = c->role = c->stdout_path = c->stderr_path = c->cwd = NULL;
 }
 
 /* offlink's environment with c->env set over it; NULL when out of
@@ -441,6 +443,31 @@ static int wait_child(pid_t pid)
 		;
 	ol_cleanup_forget_child(pid);
 	return status;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig; /* (only to interrupt waitpid) */
+}
+
+pid_t ol_wait_any(int *status, int timeout_ms)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct itimerval t = { .it_value = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 } }, off = { 0 };
+	pid_t pid;
+	int err;
+
+	/* (no SA_RESTART: the alarm must end the wait) */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, &old) != 0)
+		return waitpid(-1, status, 0);
+	setitimer(ITIMER_REAL, &t, NULL);
+	pid = waitpid(-1, status, 0);
+	err = errno;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	errno = err;
+	return pid < 0 && err == EINTR ? 0 : pid;
 }
 
 double ol_now_us(void)

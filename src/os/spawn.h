@@ -27,6 +27,11 @@ enum ol_tool {
 
 struct ol_cmd {
 	char *step;            /* what this command does, for messages */
+	char *role;            /* what it does without what it works on, or
+				* NULL: step says no more (the cache keys a
+				* step by this: an input's path as written,
+				* in a ThinLTO backend's step, would keep the
+				* key from travelling between checkouts) */
 	struct ol_strvec argv; /* argv[0] is the program (a path) */
 	char *stdout_path;     /* redirect stdout to this file, or NULL */
 	char *stderr_path;     /* and stderr, or NULL */
@@ -105,6 +110,12 @@ void ol_spawn_guard_main(int argc, char **argv);
  * registry (ol_cleanup_attach_watchdog), or -1 when none could start (no
  * guard). */
 int ol_spawn_watchdog(void);
+
+/* Wait for any child, at most timeout_ms: its pid (its wait status in
+ * *status); 0 when none ended in that time (or a signal came); -1 when
+ * there is none to wait for.  A one-shot timer interrupts the wait: no
+ * child inherits it, and it is off again before this returns. */
+pid_t ol_wait_any(int *status, int timeout_ms);
 
 /* Exit code for a failed child: its own status if it exited, else 1. */
 int ol_status_exit_code(int status);

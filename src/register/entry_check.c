@@ -422,14 +422,20 @@ static const char *what(const struct entry *e)
 	return e->kind == OB_OFK_OPENMP ? "target region" : "kernel";
 }
 
+/* img: the image the runtime loads on dev, or NULL: none it can load. */
 static void report(struct checker *c, const struct ol_wrapper *w, const struct entry *e,
 		   const struct ol_group *dev, const struct ol_group *img)
 {
-	const char *msg = ol_arena_printf(
+	const char *msg = img ? ol_arena_printf(
 		&c->l->arena, "%s %s (from %s) is not in the image the runtime loads on %s (%s): "
 		"%s; on such a device it cannot be found",
 		what(e), ol_link_quote(c->l, e->name), ol_link_quote(c->l, e->origin),
-		device_name(c, dev), image_name(c, img), holders(c, w, e->name));
+		device_name(c, dev), image_name(c, img), holders(c, w, e->name))
+		: ol_arena_printf(
+		&c->l->arena, "%s %s (from %s) has no image the runtime can load on %s, which the "
+		"program's own device code is built for: %s; on such a device it cannot be found",
+		what(e), ol_link_quote(c->l, e->name), ol_link_quote(c->l, e->origin),
+		device_name(c, dev), holders(c, w, e->name));
 
 	c->reported++;
 	if (c->l->opt.offload_entries == ENTRIES_ERROR)
@@ -438,28 +444,81 @@ static void report(struct checker *c, const struct ol_wrapper *w, const struct e
 		ol_link_warnf(c->l, "%s", msg ? msg : "an offload entry is missing");
 }
 
-/* Every entry of w's kind on every device its program is built for. */
-static void check_kind(struct checker *c, const struct ol_wrapper *w)
+/* Whether the runtime of kind drives devices of dev's target: CUDA's
+ * NVIDIA GPUs, HIP's AMD GPUs. */
+static bool drives(enum ob_offload_kind kind, const struct ol_group *dev)
 {
-	bool any_own = false;
+	return (kind == OB_OFK_CUDA && is_nvptx(dev->triple)) ||
+	       (kind == OB_OFK_HIP && is_amdgcn(dev->triple));
+}
 
+/* The devices w's entries are checked on: the targets of its groups that
+ * hold the program's own code, or of all its groups when all of its code
+ * came from libraries -- unless, then, the program's own code of another
+ * kind is built for devices w's runtime drives: an sm_90 OpenMP program
+ * with an nvcc library built for sm_80 runs on sm_90 GPUs, where the
+ * library's kernels have no image (rule 2 of docs/design.md, "Offload
+ * entries").  Into devs (one per device); *cross: taken from another
+ * kind. */
+static size_t devices(struct checker *c, const struct ol_wrapper *w, const struct ol_group **devs,
+		      bool *cross)
+{
+	struct ol_link *l = c->l;
+	bool any_own = false;
+	size_t n = 0;
+
+	*cross = false;
 	for (size_t i = 0; i < w->ngroups; i++)
 		any_own |= own_code(w->groups[i]);
+	for (size_t k = 0; !any_own && k < l->nwrappers; k++)
+		for (size_t i = 0; &l->wrappers[k] != w && i < l->wrappers[k].ngroups; i++) {
+			const struct ol_group *g = l->wrappers[k].groups[i];
+			bool seen = false;
+
+			if (!own_code(g) || !drives(w->kind, g))
+				continue;
+			for (size_t j = 0; j < n && !seen; j++)
+				seen = same_device(devs[j], g);
+			if (!seen)
+				devs[n++] = g;
+		}
+	if ((*cross = n > 0))
+		return n;
 	for (size_t i = 0; i < w->ngroups; i++) {
-		const struct ol_group *dev = w->groups[i], *img;
-		struct image_syms *is;
+		const struct ol_group *dev = w->groups[i];
 		bool seen = false;
 
 		for (size_t k = 0; k < i && !seen; k++)
 			seen = same_device(w->groups[k], dev) && (!any_own || own_code(w->groups[k]));
-		if (seen || (any_own && !own_code(dev)) || !(img = loaded_on(w, dev)))
+		if (!seen && (!any_own || own_code(dev)))
+			devs[n++] = dev;
+	}
+	return n;
+}
+
+/* Every entry of w's kind on every device its program is built for. */
+static void check_kind(struct checker *c, const struct ol_wrapper *w)
+{
+	const struct ol_group **devs = calloc(c->l->ngroups + 1, sizeof(*devs));
+	size_t n;
+	bool cross;
+
+	if (!devs)
+		return;
+	n = devices(c, w, devs, &cross);
+	for (size_t i = 0; i < n; i++) {
+		const struct ol_group *dev = devs[i], *img = loaded_on(w, dev);
+		struct image_syms *is = img ? image_syms(c, img) : NULL;
+
+		if (!img && !cross)
 			continue;
-		if ((is = image_syms(c, img))->state != 1)
+		if (is && is->state != 1)
 			continue;
 		for (size_t k = 0; k < c->n; k++)
-			if (c->v[k].kind == w->kind && !defines(is, c->v[k].name))
+			if (c->v[k].kind == w->kind && (!is || !defines(is, c->v[k].name)))
 				report(c, w, &c->v[k], dev, img);
 	}
+	free(devs);
 }
 
 enum ol_err ol_check_offload_entries(struct ol_link *l)

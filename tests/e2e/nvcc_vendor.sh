@@ -18,11 +18,18 @@
 #   openmp   an OpenMP target region (clang 19, sm_90) calls an nvcc
 #            __device__ function: linked and run on the stub; a combination
 #            that cannot work is an error saying why.
+#   arch     an SM with a suffix: the library built for sm_90a alone links
+#            into an sm_90a program, its cubin in nvlink -arch=sm_90a, with
+#            the kernels of nvcc's own sm_90a link (the suffix was dropped:
+#            "has none for sm_90a"), and so does one of compute_90a PTX; an OpenMP program for sm_90 with an
+#            nvcc library built for sm_80 only: the entry check warns, naming
+#            the kernel and sm_90 (the CUDA image was sm_80's, silently), and
+#            with sm_90 code in the library it does not.
 #   stub     the stub reading nvcc's programs: a __managed__ int initialised
 #            to 7 reads 7, template kernels are in the image's kernel list,
 #            two copies of the stub log each record once, liboffstub.so in
 #            front of CUDA's own libcudart lets the program run.
-# ctest-parts: newer cdp dlink openmp stub
+# ctest-parts: newer cdp dlink openmp arch stub
 # ctest-cost: 20
 # ctest-heavy: newer openmp
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
@@ -341,6 +348,73 @@ EOF
 	contains "$T/stderr" "ompjit.o: OpenMP target code calls nv_square, which nvcc's code in nvsq.o defines: with --embed-bitcode (-fopenmp-target-jit)"
 	[ ! -e omp80 ] && [ ! -e ompjit ] || fail "an output was written"
 	echo "ok: OpenMP code calling nvcc code that cannot join its link is an error saying why"
+fi
+
+if part arch; then
+	need clang-19
+	mkdir a90 && (cd a90 && vendor_library -gencode arch=compute_90a,code=sm_90a) ||
+		fail "the sm_90a library"
+	app_source
+	check "host main" g++ -c a90/vmain.cpp -o vmain.o
+	check "clang 19 sm_90a" clang++-19 "${CU[@]}" --offload-arch=sm_90a -c app.cu -o app90a.o
+	offlink_link clang++-19 app90a app90a.o -La90 -lvendor -Wl,--wrapper-verbose
+	grep -q -- "nvlink -arch=sm_90a .*\.cubin" app90a.link ||
+		fail "sm_90a: no nvlink of the library's sm_90a cubin: $(grep nvlink app90a.link)"
+	contains app90a.link "cuda nvptx64-nvidia-cuda sm_90a: 4 images"
+	runs app90a app90a.log
+	contains app90a.out "count=7"
+	check "nvcc's sm_90a link" "$NVCC" -rdc=true -arch=sm_90a -cudart shared vmain.o a90/v1.o a90/v2.o \
+		a90/v3.o -o nv90a
+	runs nv90a nv90a.log
+	[ "$(image_kernels nv90a.log)" = "$(image_kernels app90a.log | sed "s/ $APP_KERNEL//")" ] ||
+		fail "sm_90a: $(image_kernels app90a.log), nvcc's $(image_kernels nv90a.log)"
+	echo "ok: an nvcc library's sm_90a cubin links into an sm_90a program"
+	# PTX of exactly the program's virtual architecture, compute_90a: its
+	# members are found for the device symbols the program needs
+	mkdir p90a && (cd p90a && vendor_library -gencode arch=compute_90a,code=compute_90a) ||
+		fail "the compute_90a library"
+	offlink_link clang++-19 app90ap app90a.o -Lp90a -lvendor -Wl,--wrapper-verbose
+	contains app90ap.link "p90a/libvendor.a(v2.o) [compute_90a]  (defines _Z12vendor_twicef, needed by app90a.o)"
+	[ "$(grep -c -- "ptxas .*--gpu-name sm_90a " app90ap.link)" = 3 ] ||
+		fail "compute_90a: not three ptxas runs for sm_90a: $(grep ptxas app90ap.link)"
+	runs app90ap app90ap.log
+	[ "$(image_kernels app90ap.log)" = "$(image_kernels app90a.log)" ] ||
+		fail "compute_90a: $(image_kernels app90ap.log), from cubins $(image_kernels app90a.log)"
+	echo "ok: an nvcc library's compute_90a PTX links into an sm_90a program"
+
+	cat >nvk.cu <<'EOF'
+__global__ void nv_kernel(int *p) { *p = 42; }
+extern "C" void nv_launch(int *p) { nv_kernel<<<1, 1>>>(p); }
+EOF
+	cat >ompk.c <<'EOF'
+#include <stdio.h>
+void nv_launch(int *p);
+int main(void) {
+  int a = 1;
+#pragma omp target map(tofrom: a)
+  a += 1;
+  nv_launch(0);
+  printf("a=%d\nran\n", a);
+  return 0;
+}
+EOF
+	OMP=(-fopenmp --offload-arch=sm_90 --cuda-path="$CUDA" -Wno-unknown-cuda-version)
+	check "clang 19 OpenMP" clang-19 "${OMP[@]}" -nogpulib -c ompk.c -o ompk.o
+	mkdir nv80 nv8090
+	check "nvcc sm_80" "$NVCC" -rdc=true -gencode arch=compute_80,code=sm_80 -c nvk.cu -o nv80/nvk.o
+	check "nvcc sm_80, sm_90" "$NVCC" -rdc=true -gencode arch=compute_80,code=sm_80 \
+		-gencode arch=compute_90,code=sm_90 -c nvk.cu -o nv8090/nvk.o
+	for d in nv80 nv8090; do
+		check "ar $d" ar rcs $d/libnvk.a $d/nvk.o
+		clang-19 "${OMP[@]}" ompk.o -L$d -lnvk -L"$STUBDIR" -lcudart -lstdc++ -B "$COMPAT" -o omp$d \
+			2>omp$d.link || fail "$d: $(tail -5 omp$d.link)"
+		runs omp$d omp$d.log LD_PRELOAD="$STUB"
+		contains omp$d.out "a=2"
+	done
+	contains ompnv80.link "warning: kernel _Z9nv_kernelPi (from nv80/libnvk.a(nvk.o)) has no image the runtime can load on sm_90, which the program's own device code is built for: only the cuda nvptx64-nvidia-cuda sm_80 image has it"
+	[ "$(grep -c warning ompnv80.link)" = 1 ] || fail "not one warning: $(cat ompnv80.link)"
+	grep -q warning ompnv8090.link && fail "a library with sm_90 code: $(cat ompnv8090.link)"
+	echo "ok: an sm_80-only nvcc library in an sm_90 OpenMP program draws the entry check's warning"
 fi
 
 if part stub; then

@@ -9,7 +9,11 @@
  * link).
  * make_many ptx N OUT: an offload binary (version 2) of N CUDA PTX
  * images for sm_90, as clang's could hold them: one device link with N
- * ptxas steps (issue 39, item 4: the steps grew one at a time). */
+ * ptxas steps (issue 39, item 4: the steps grew one at a time).
+ * make_many copies N IMAGE OUT: an offload binary (version 2) of N copies
+ * of the bitcode file IMAGE as OpenMP's for nvptx64 sm_90: N alike
+ * modules of one ThinLTO link (issue 44, item 4: naming them compared
+ * each name tried with every name so far, cubic in the copies). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,6 +97,38 @@ static int ptx_binary(size_t n, const char *out)
 	return rc;
 }
 
+static int copies(size_t n, const char *image, const char *out)
+{
+	static const struct ob_kv strings[] = { { "triple", "nvptx64-nvidia-cuda" },
+						{ "arch", "sm_90" } };
+	struct ob_image_desc *imgs = calloc(n ? n : 1, sizeof(*imgs));
+	struct ob_encode_opts opts = { .version = 2 };
+	struct ol_buf b = { 0 }, in = { 0 };
+	struct ol_diag d;
+	FILE *f = fopen(image, "rb");
+	int c, rc = 1;
+
+	while (f && (c = fgetc(f)) != EOF)
+		ol_buf_append(&in, &(uint8_t){ (uint8_t)c }, 1);
+	if (f)
+		fclose(f);
+	if (!imgs || !in.len)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		imgs[i] = (struct ob_image_desc){ OB_IMG_BITCODE, OB_OFK_OPENMP, 0, strings, 2,
+						  in.data, in.len };
+	ol_diag_clear(&d);
+	if (ob_encode(imgs, n, &opts, &b, &d) == OL_OK && (f = fopen(out, "wb"))) {
+		rc = fwrite(b.data, 1, b.len, f) != b.len;
+		rc |= fclose(f) != 0;
+	}
+out:
+	ol_buf_free(&b);
+	ol_buf_free(&in);
+	free(imgs);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	size_t n, header = 24 + 8, data;
@@ -100,6 +136,8 @@ int main(int argc, char **argv)
 	bool dup;
 	FILE *f;
 
+	if (argc == 5 && strcmp(argv[1], "copies") == 0)
+		return copies(strtoul(argv[2], NULL, 10), argv[3], argv[4]);
 	if (argc == 4 && strcmp(argv[1], "ptx") == 0)
 		return ptx_binary(strtoul(argv[2], NULL, 10), argv[3]);
 	if ((argc == 4 || argc == 5) && strcmp(argv[1], "fatbin") == 0)
@@ -107,7 +145,7 @@ int main(int argc, char **argv)
 			      argc == 5 ? (unsigned)strtoul(argv[4], NULL, 10) : 0, argv[3]);
 	if (argc < 4 || strcmp(argv[1], "bundle") != 0) {
 		fprintf(stderr, "usage: make_many bundle N OUT [dup] | make_many fatbin N OUT [SMS] | "
-				"make_many ptx N OUT\n");
+				"make_many ptx N OUT | make_many copies N IMAGE OUT\n");
 		return 2;
 	}
 	n = strtoul(argv[2], NULL, 10);

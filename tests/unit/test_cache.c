@@ -862,7 +862,8 @@ static void memo_written_at_flush(void **state)
  * (beside the host link), one write per shard, nothing lost at close. */
 static void counts_written_at_flush(void **state)
 {
-	uint64_t c[OL_STAT__COUNT], entries, bytes;
+	uint64_t c[OL_STAT__COUNT];
+	struct ol_local_usage u;
 	uint8_t key[32] = { 0x3a };
 	struct ol_local s;
 	struct ol_diag d;
@@ -877,14 +878,14 @@ static void counts_written_at_flush(void **state)
 	assert_int_not_equal(stat("store/3/stats", &st), 0);
 	ol_local_flush_counts(&s);
 	assert_int_equal(stat("store/3/stats", &st), 0);
-	ol_local_stats(&s, c, &entries, &bytes);
+	ol_local_stats(&s, c, &u);
 	assert_int_equal(c[OL_STAT_MISS], 2);
 	assert_int_equal(c[OL_STAT_LOCAL_HIT], 1);
 	ol_local_count(&s, key, OL_STAT_MISS);
 	ol_local_close(&s);
 	ol_diag_clear(&d);
 	assert_int_equal(ol_local_open(&s, "store", 0, false, NULL, &d), OL_OK);
-	ol_local_stats(&s, c, &entries, &bytes);
+	ol_local_stats(&s, c, &u);
 	assert_int_equal(c[OL_STAT_MISS], 3);
 	ol_local_close(&s);
 }

@@ -16,6 +16,7 @@
 #include "common/strmap.h"
 #include "devlink/backend.h"
 #include "devlink/devlink.h"
+#include "devlink/thinlto.h"
 #include "link/tools.h"
 #include "driver/options.h"
 #include "format/target_id.h"
@@ -461,6 +462,45 @@ static void cuda_tools_are_searched_in_order(void **state)
 	ol_arena_free(&l.arena);
 }
 
+/* Issue 44, item 4: a ThinLTO group's module names.  The same bytes
+ * again get "<hex>.<k>.bc" from k = 2, as before (the names reach the
+ * indexes, and so the cache's keys); other bytes their own digest.
+ * 20,000 copies are named by one map lookup each: the search this
+ * replaced compared every name tried with every name so far. */
+static void thin_module_names_count_copies(void **state)
+{
+	static const char mod[] = "BC\xc0\xde one module", other[] = "BC\xc0\xde another";
+	struct ol_arena a = { 0 };
+	struct ol_strmap copies = { 0 }, seen = { 0 };
+	const char *first, *n;
+	char want[64];
+
+	(void)state;
+	first = ol_thin_module_name(&a, &copies, mod, sizeof(mod));
+	assert_non_null(first);
+	assert_int_equal(strlen(first), 32 + 3);
+	assert_string_equal(first + 32, ".bc");
+	assert_non_null(ol_strmap_put(&seen, first, strlen(first)));
+	for (unsigned k = 2; k <= 20000; k++) {
+		uintptr_t *v;
+
+		n = ol_thin_module_name(&a, &copies, mod, sizeof(mod));
+		snprintf(want, sizeof(want), "%.32s.%u.bc", first, k);
+		assert_string_equal(n, want);
+		v = ol_strmap_put(&seen, n, strlen(n));
+		assert_non_null(v);
+		assert_int_equal(*v, 0); /* never a name given before */
+		*v = 1;
+	}
+	n = ol_thin_module_name(&a, &copies, other, sizeof(other));
+	assert_string_equal(n + 32, ".bc");
+	assert_true(strncmp(n, first, 32) != 0);
+	assert_int_equal(copies.n, 2);
+	ol_strmap_free(&seen);
+	ol_strmap_free(&copies);
+	ol_arena_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -477,6 +517,7 @@ int main(void)
 		cmocka_unit_test(cuda_sources_register_nvcc_modules),
 		cmocka_unit_test(cuda_asm_registers_nvcc_modules),
 		cmocka_unit_test(cuda_tools_are_searched_in_order),
+		cmocka_unit_test(thin_module_names_count_copies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,6 +54,20 @@ static void wrap(struct ol_buf *out, const struct ol_buf *body)
 	ol_buf_append(out, body->data, body->len);
 }
 
+/* The offload binary of an nvcc module (extract/nvcc_rdc.h) whose fat
+ * binary holds the entries in body (kept in fb). */
+static enum ol_err module_binary(const struct ol_buf *body, struct ol_buf *fb, struct ob_binary *b)
+{
+	struct ol_nvcc_module m = { .id = "m_test" };
+	struct ol_diag d;
+
+	wrap(fb, body);
+	m.fatbin = fb->data;
+	m.fatbin_size = fb->len;
+	ol_diag_clear(&d);
+	return ol_nvcc_binary(&m, b, &d);
+}
+
 static const char cubin[] = "\177ELF a cubin of some length, for sm_90 and sm_80";
 static const char ptx[] = ".version 9.0\n.target sm_90\n";
 
@@ -182,9 +196,7 @@ static void nvcc_ptx_entries_are_linear(void **state)
 {
 	enum { N = 300000 };
 	struct ol_buf body = { 0 }, fb = { 0 };
-	struct ol_nvcc_module m = { .id = "m_many" };
 	struct ob_binary b;
-	struct ol_diag d;
 
 	(void)state;
 	for (size_t i = 0; i < N; i++)
@@ -192,12 +204,8 @@ static void nvcc_ptx_entries_are_linear(void **state)
 	for (size_t i = 0; i < N; i++)
 		entry(&body, OL_FATBIN_ELF, 90, 0x11, cubin, sizeof(cubin) - 1, 0);
 	entry(&body, OL_FATBIN_PTX, 80, 0x11, ptx, sizeof(ptx) - 1, 0);
-	wrap(&fb, &body);
-	m.fatbin = fb.data;
-	m.fatbin_size = fb.len;
-	ol_diag_clear(&d);
 	alarm(60);
-	assert_int_equal(ol_nvcc_binary(&m, &b, &d), OL_OK);
+	assert_int_equal(module_binary(&body, &fb, &b), OL_OK);
 	alarm(0);
 	assert_int_equal(b.nentries, 3);
 	assert_int_equal(b.entries[0].image_kind, OB_IMG_PTX);
@@ -206,6 +214,32 @@ static void nvcc_ptx_entries_are_linear(void **state)
 	assert_string_equal(ob_entry_get(&b.entries[1], "arch"), "sm_90");
 	assert_int_equal(b.entries[2].image_kind, OB_IMG_PTX);
 	assert_string_equal(ob_entry_get(&b.entries[2], "arch"), "compute_80");
+	ob_binary_free(&b);
+	ol_buf_free(&body);
+	ol_buf_free(&fb);
+}
+
+/* Issue 44, item 8: nvcc 13 marks code for one SM exactly (-arch=sm_90a,
+ * compute_90a PTX) with flag 0x100000 and for a family (sm_100f) with
+ * 0x200000, the SM number alone; the module's images keep the suffix, and
+ * sm_90 beside sm_90a is two targets, each kept. */
+static void arch_suffixes(void **state)
+{
+	struct ol_buf body = { 0 }, fb = { 0 };
+	struct ob_binary b;
+
+	(void)state;
+	entry(&body, OL_FATBIN_ELF, 90, 0x100011, cubin, sizeof(cubin) - 1, 0);
+	entry(&body, OL_FATBIN_ELF, 90, 0x11, cubin, sizeof(cubin) - 1, 0);
+	entry(&body, OL_FATBIN_PTX, 90, 0x100011, ptx, sizeof(ptx) - 1, 0);
+	entry(&body, OL_FATBIN_ELF, 100, 0x1200011, cubin, sizeof(cubin) - 1, 0);
+	entry(&body, OL_FATBIN_ELF, 90, 0x100011, cubin, sizeof(cubin) - 1, 0);
+	assert_int_equal(module_binary(&body, &fb, &b), OL_OK);
+	assert_int_equal(b.nentries, 4);
+	assert_string_equal(ob_entry_get(&b.entries[0], "arch"), "sm_90a");
+	assert_string_equal(ob_entry_get(&b.entries[1], "arch"), "sm_90");
+	assert_string_equal(ob_entry_get(&b.entries[2], "arch"), "compute_90a");
+	assert_string_equal(ob_entry_get(&b.entries[3], "arch"), "sm_100f");
 	ob_binary_free(&b);
 	ol_buf_free(&body);
 	ol_buf_free(&fb);
@@ -272,6 +306,7 @@ int main(void)
 		cmocka_unit_test(lz_bounds),
 		cmocka_unit_test(nvcc_ptx_entries_are_linear),
 		cmocka_unit_test(ptx_symbols),
+		cmocka_unit_test(arch_suffixes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,6 +79,21 @@ static void free_cmds(struct ol_cmd **c, size_t n)
 	}
 }
 
+/* Two jobs of two commands each, the second waiting for the first: c[0]
+ * then c[1], c[2] then c[3].  Where c[0] is. */
+static size_t two_chains(struct ol_graph *g, struct ol_cmd **c)
+{
+	static size_t after[2][1];
+	size_t first;
+
+	assert_int_equal(ol_graph_init(g, 2), OL_OK);
+	first = after[0][0] = add(g, c[0], 0, 0, 0, NULL, 0);
+	add(g, c[1], 0, 1, 0, after[0], 1);
+	after[1][0] = add(g, c[2], 1, 0, 0, NULL, 0);
+	add(g, c[3], 1, 1, 0, after[1], 1);
+	return first;
+}
+
 /* One slot: the order is the graph's alone.  A first; of what waits
  * for it, the lowest rank, then the heaviest; D after both it waits for. */
 static void order_follows_waits_rank_and_weight(void **state)
@@ -110,16 +125,10 @@ static void a_failure_stays_in_its_job(void **state)
 	struct ol_cmd *c[4] = { append('A', true), append('B', false), append('X', false),
 				append('Y', false) };
 	struct ol_graph g;
-	size_t a, x, after_a[1], after_x[1];
+	size_t a;
 
 	(void)state;
-	assert_int_equal(ol_graph_init(&g, 2), OL_OK);
-	a = add(&g, c[0], 0, 0, 0, NULL, 0);
-	after_a[0] = a;
-	add(&g, c[1], 0, 1, 0, after_a, 1);
-	x = add(&g, c[2], 1, 0, 0, NULL, 0);
-	after_x[0] = x;
-	add(&g, c[3], 1, 1, 0, after_x, 1);
+	a = two_chains(&g, c);
 	assert_int_equal(ol_graph_run(&g, 1, NULL, NULL), OL_E_TOOL_FAILED);
 	log_is("AXY");
 	assert_true(g.jobs[0].failed);
@@ -212,6 +221,56 @@ static void edges_refused(void **state)
 	free_cmds(&c, 1);
 }
 
+struct seen {
+	size_t calls, during_slow, last_done, last_total;
+	bool ordered, last;
+};
+
+static void on_status(void *ctx, const struct ol_graph_status *st)
+{
+	struct seen *s = ctx;
+
+	s->ordered &= !s->calls || st->done >= s->last_done;
+	s->calls++;
+	s->last_done = st->done;
+	s->last_total = st->total;
+	s->last = st->last;
+	if (st->longest && strcmp(st->longest->step, "slow step") == 0 && st->running == 1)
+		s->during_slow++;
+}
+
+/* Issue 44, item 11: a status display is told the commands ended (run,
+ * failed or never started because their job stopped) of all, and the one
+ * running longest, also while it runs on with nothing ending (a tick
+ * every half second: this one runs 1.2 s); the last telling says so. */
+static void status_counts_every_command(void **state)
+{
+	struct ol_cmd *c[4] = { append('A', true), append('B', false), append('S', false),
+				append('Y', false) };
+	struct seen seen = { .ordered = true };
+	struct ol_graph g;
+
+	(void)state;
+	free(c[2]->step);
+	c[2]->step = strdup("slow step");
+	ol_strvec_free(&c[2]->argv);
+	ol_strvec_push(&c[2]->argv, "/bin/sh");
+	ol_strvec_push(&c[2]->argv, "-c");
+	ol_strvec_push(&c[2]->argv, "sleep 1.2");
+	two_chains(&g, c);
+	g.on_status = on_status;
+	g.status_ctx = &seen;
+	assert_int_equal(ol_graph_run(&g, 2, NULL, NULL), OL_E_TOOL_FAILED);
+	assert_true(seen.ordered);
+	assert_true(seen.during_slow >= 1);
+	assert_true(seen.last);
+	assert_int_equal(seen.last_total, 4);
+	assert_int_equal(seen.last_done, 4);
+	ol_graph_free(&g);
+	free_cmds(c, 4);
+	assert_int_equal(truncate(logpath, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +278,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_failure_stays_in_its_job, setup, teardown),
 		cmocka_unit_test_setup_teardown(skips_and_hooks, setup, teardown),
 		cmocka_unit_test_setup_teardown(edges_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(status_counts_every_command, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
