@@ -2,9 +2,9 @@
  *
  *   0  16  magic "OFFLINK-CACHE\0\0\2" (the last byte: format 2)
  *  16   1  type: 1 a linked image, 2 a manifest, 3 what clang runs
- *          (cache/probe_memo.h; devlink/cache_probe.c), 4 one step's
+ *          (cache/probe_memo.h; devcache/cache_probe.c), 4 one step's
  *          output within a link (a ThinLTO module's backend or assembler
- *          result, devlink/thin_cache.c)
+ *          result, thin/thin_cache.c)
  *  17   1  check: 0 SHA-256, 1 HMAC-SHA256 with the shared secret
  *  18   6  zero
  *  24   8  the value's size, little-endian

@@ -15,7 +15,7 @@
  *   P path      where realpath leads
  *
  * While every fact still holds, clang would answer the same, so its
- * answer is remembered with them (devlink/cache_probe.c) and a relink
+ * answer is remembered with them (devcache/cache_probe.c) and a relink
  * asks nothing of clang: checking 200 facts costs well under a
  * millisecond, running clang 20 ms. */
 #ifndef OFFLINK_CACHE_FACTS_H

@@ -18,7 +18,7 @@
  *    with the option named in the reason.
  * What the linker reads on its own beyond that (the files a linker
  * script or a shared library names) comes from its dependency file
- * after the link (devlink/cache_store.c). */
+ * after the link (devcache/cache_store.c). */
 #ifndef OFFLINK_CACHE_LINKLINE_H
 #define OFFLINK_CACHE_LINKLINE_H
 

@@ -2,7 +2,7 @@
  * its arguments read by what they mean to that tool, and the environment
  * the tools read.  What a backend plans (a struct ol_cmd) is all the cache
  * needs: the tables of each tool's options (linkline.c, toolargs.c) and of
- * the environment live here, not with the planners (devlink/cache_key.c
+ * the environment live here, not with the planners (devcache/cache_key.c
  * puts a group's steps together into its keys). */
 #ifndef OFFLINK_CACHE_STEP_KEY_H
 #define OFFLINK_CACHE_STEP_KEY_H

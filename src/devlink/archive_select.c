@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "common/grow.h"
-#include "devlink/device_symbols.h"
+#include "devplan/device_symbols.h"
 #include "extract/archive_reader.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"

@@ -27,7 +27,7 @@
 
 #include "common/grow.h"
 #include "common/strmap.h"
-#include "devlink/device_symbols.h"
+#include "devplan/device_symbols.h"
 
 /* One nvcc module: its ID, the file it came from, its images. */
 struct module {

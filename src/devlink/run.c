@@ -5,16 +5,17 @@
  * are written just before its first step, its backend's finishing touch
  * made after its last, the cache told when a link starts and what it
  * made. */
-#include "devlink/backend.h"
+#include "devlink/devlink.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/message.h"
-#include "devlink/cache.h"
+#include "devcache/cache.h"
 #include "os/jobserver.h"
-#include "devlink/thinlto.h"
 #include "os/scratch.h"
+#include "targets/backend.h"
+#include "thin/thinlto.h"
 
 /* A group's inputs, written just before its first step: one archive of
  * all its images, or each image to its own file, straight from the
@@ -248,4 +249,16 @@ out:
 	free(base);
 	free(sn);
 	return rc;
+}
+
+void ol_cache_store(void *ctx)
+{
+	struct ol_link *l = ctx;
+
+	if (!l->cache_on || l->opt.dry_run || l->cache_stored)
+		return;
+	l->cache_stored = true;
+	ol_cache_store_groups(l);
+	ol_thin_store(l);
+	ol_cache_flush(l);
 }

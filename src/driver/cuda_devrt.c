@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "common/strmap.h"
-#include "devlink/backend.h"
+#include "devplan/plan.h"
 #include "devlink/devlink.h"
-#include "devlink/device_symbols.h"
+#include "devplan/device_symbols.h"
 #include "link/tools.h"
 
 static const char lib[] = "libcudadevrt.a";

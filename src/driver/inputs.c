@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "common/grow.h"
-#include "devlink/device_symbols.h"
+#include "devplan/device_symbols.h"
 #include "devlink/devlink.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"

@@ -17,7 +17,7 @@
 #include "common/message.h"
 #include "common/version.h"
 #include "devlink/devlink.h"
-#include "devlink/thinlto.h"
+#include "thin/thinlto.h"
 #include "driver/host_files.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"

@@ -8,7 +8,7 @@
 
 #include "common/message.h"
 #include "devlink/devlink.h"
-#include "devlink/thinlto.h"
+#include "thin/thinlto.h"
 #include "link/llvm_release.h"
 
 static bool same_image(const struct ol_image *a, const struct ol_image *b)

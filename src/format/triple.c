@@ -4,6 +4,32 @@
 #include <stdio.h>
 #include <string.h>
 
+static const char *const cpu_arches[] = {
+	"x86_64", "i386", "i686", "aarch64", "aarch64_be", "ppc64", "ppc64le",
+	"powerpc64", "powerpc64le", "s390x", "systemz", "riscv64",
+	"loongarch64", NULL,
+};
+
+bool ol_triple_is_cpu(const char *triple)
+{
+	size_t n = strcspn(triple, "-");
+
+	for (const char *const *a = cpu_arches; *a; a++)
+		if (strlen(*a) == n && strncmp(triple, *a, n) == 0)
+			return true;
+	return false;
+}
+
+bool ol_triple_is_spirv(const char *triple)
+{
+	return strncmp(triple, "spirv", 5) == 0;
+}
+
+bool ol_triple_is_nvptx(const char *triple)
+{
+	return strncmp(triple, "nvptx", 5) == 0;
+}
+
 size_t ol_amdgpu_arch_len(const char *s)
 {
 	size_t n;

@@ -1,5 +1,5 @@
-/* Target triples' architecture spellings that offloading meets more than
- * one way.  AMD's GPUs are "amdgcn" up to LLVM 23; LLVM 24 names each
+/* What offloading asks of a target triple: which family of devices it
+ * names, and the architecture spellings it meets more than one way.  AMD's GPUs are "amdgcn" up to LLVM 23; LLVM 24 names each
  * processor's version in the triple -- "amdgpu9.0a-amd-amdhsa" for
  * gfx90a, "amdgpu10.30" for gfx1030, "amdgpu9" for gfx9-generic -- and a
  * plain "amdgpu-amd-amdhsa" names them all (its --device-compiler= keys).
@@ -9,6 +9,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* A triple whose "device" is a CPU, linked as a shared object (x86_64,
+ * aarch64, ppc64le, ...). */
+bool ol_triple_is_cpu(const char *triple);
+/* SPIR-V (spirv64-intel, spirv64-unknown-unknown, ...). */
+bool ol_triple_is_spirv(const char *triple);
+/* NVIDIA's (nvptx64-nvidia-cuda, ...). */
+bool ol_triple_is_nvptx(const char *triple);
 
 /* The length of the architecture at the start of s ("amdgcn", "amdgpu",
  * "amdgpu<major>[.<minor and stepping>]"), when it names AMD's GPUs and

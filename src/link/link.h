@@ -173,10 +173,10 @@ struct ol_group {
 	struct ol_cmd *steps;        /* the commands that link it */
 	struct ol_step_sched *sched; /* how each of them waits, beside steps[] */
 	size_t nsteps, capsteps, capsched;
-	struct ol_thin *thin;        /* a ThinLTO link's modules (devlink/thinlto.h), or NULL */
+	struct ol_thin *thin;        /* a ThinLTO link's modules (thin/thinlto.h), or NULL */
 	bool relinked;               /* scratch: dropped as redundant while grouping */
-	const struct ol_backend *backend; /* whose plan it is (devlink/backend.h) */
-	/* the device-link cache (devlink/cache.h) */
+	const struct ol_backend *backend; /* whose plan it is (targets/backend.h) */
+	/* the device-link cache (devcache/cache.h) */
 	enum { CACHE_OFF, CACHE_HIT, CACHE_MISS, CACHE_NOT_USED } cache;
 	const char *cache_note;      /* for the plan: "local hit", "not used: ..." */
 	uint8_t cache_key[32];       /* what the link runs and reads up front */
@@ -314,7 +314,7 @@ struct ol_link {
 	struct ol_run_opts run;
 	struct ol_progress *progress; /* the status line while the device links
 				       * run, or NULL: messages erase it first */
-	struct ol_store cache;       /* the device-link cache (devlink/cache.h) */
+	struct ol_store cache;       /* the device-link cache (devcache/cache.h) */
 	bool cache_opened;           /* l->cache needs closing */
 	bool cache_on;               /* some store is in use */
 	char *cache_base_dir;        /* the cache's base directory, or NULL */

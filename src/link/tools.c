@@ -3,7 +3,7 @@
  * clang (device links of CPU targets, bitcode, the registration code) is
  * the chosen LLVM release's (llvm_release.c), $OFFLINK_CLANG overriding.
  * The other LLVM tools come from the same release, looked up where each
- * phase needs them (devlink/nvptx.c, devlink/lto.c, driver/relocatable.c)
+ * phase needs them (targets/nvptx.c, devplan/lto.c, driver/relocatable.c)
  * through ol_llvm_tool; the CUDA tools all through ol_find_cuda_tool.  Under
  * --dry-run a missing tool is printed by its bare name. */
 #include "link/tools.h"

@@ -268,7 +268,7 @@ cell_nvptxlto() {
 }
 
 # And with -foffload-lto=thin: each release's llvm-lto2, a backend (its
-# clang -cc1) and a ptxas per module (devlink/thinlto.c).
+# clang -cc1) and a ptxas per module (thin/thinlto.c).
 cell_nvptxthin() {
 	nvptx_cell nvptxthin -foffload-lto=thin
 }

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "common/strmap.h"
-#include "devlink/backend.h"
+#include "targets/backend.h"
 #include "devlink/devlink.h"
-#include "devlink/thinlto.h"
+#include "thin/thinlto.h"
 #include "link/tools.h"
 #include "driver/options.h"
 #include "format/target_id.h"

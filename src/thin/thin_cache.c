@@ -1,5 +1,5 @@
 /* The device-link cache for a ThinLTO link's steps, one module at a time
- * (devlink/thinlto.h): a backend's result is keyed by its program (clang
+ * (thin/thinlto.h): a backend's result is keyed by its program (clang
  * by content, with its libraries), its arguments (the module names in
  * them are digests of the modules), the environment the tools read, the
  * module's bytes, its index's and those of every module it imports; an
@@ -9,7 +9,7 @@
  * link, as a group's image is, only when the programs keyed are the same
  * files as when the key was made.  Entries are of their own type (4), so
  * a key of one kind never finds a value of another. */
-#include "devlink/thinlto.h"
+#include "thin/thinlto.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 #include "cache/program.h"
 #include "cache/toolargs.h"
 #include "common/message.h"
-#include "devlink/cache.h"
+#include "devcache/cache.h"
 #include "os/mapfile.h"
 
 #define BACKEND_DOMAIN "offlink ThinLTO backend 1"

@@ -9,13 +9,13 @@
  * and every needed symbol goes through a worklist once.  (The first
  * version compared every image with every other, re-parsing target IDs
  * per pair: cubic, about a second at 10k images.) */
-#include "devlink/devlink.h"
+#include "format/triple.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/grow.h"
-#include "devlink/device_symbols.h"
+#include "devplan/device_symbols.h"
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"
 #include "format/ptx_symbols.h"

@@ -1,4 +1,4 @@
-/* ThinLTO device links, each module a job (devlink/thinlto.c).
+/* ThinLTO device links, each module a job (thin/thinlto.c).
  *
  * A group whose bitcode was compiled with -foffload-lto=thin is linked as
  * a distributed ThinLTO build does it, each step a process of its own:
@@ -20,8 +20,8 @@
  * module, its index, the modules it imports, the tools, the options)
  * and a relink after one changed file recompiles that file's module and
  * takes the others from the cache (thin_cache.c). */
-#ifndef OFFLINK_DEVLINK_THINLTO_H
-#define OFFLINK_DEVLINK_THINLTO_H
+#ifndef OFFLINK_THIN_THINLTO_H
+#define OFFLINK_THIN_THINLTO_H
 
 #include "common/strmap.h"
 #include "link/link.h"

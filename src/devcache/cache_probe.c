@@ -4,7 +4,7 @@
  * link, or at once when a remembered answer for another directory or
  * machine makes a hit likely; the answer remembered with the facts clang
  * decided it on (cache/facts.h, cache/probe_memo.h). */
-#include "devlink/cache.h"
+#include "devcache/cache.h"
 
 #include <errno.h>
 #include <fcntl.h>

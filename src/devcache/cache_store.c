@@ -1,7 +1,7 @@
 /* The device-link cache's store of each group its link made: after the
  * links, while the host linker runs; only when everything the entry will
  * depend on was the same from before its key until after its link. */
-#include "devlink/cache.h"
+#include "devcache/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +10,6 @@
 #include "cache/dynamic_names.h"
 #include "cache/ldtrace.h"
 #include "cache/manifest.h"
-#include "devlink/thinlto.h"
 #include "os/mapfile.h"
 
 /* A lookup checks every place of a manifest: beyond this many (a line of
@@ -279,17 +278,14 @@ out:
 	ol_strvec_free(&absent);
 }
 
-void ol_cache_store(void *ctx)
+void ol_cache_store_groups(struct ol_link *l)
 {
-	struct ol_link *l = ctx;
-
-	if (!l->cache_on || l->opt.dry_run || l->cache_stored)
-		return;
-	l->cache_stored = true;
 	ol_dc_run_probes(l);
 	for (size_t i = 0; i < l->ngroups; i++)
 		store_group(l, &l->groups[i]);
-	ol_thin_store(l);
-	/* remote hits kept locally, digests remembered for the next link */
+}
+
+void ol_cache_flush(struct ol_link *l)
+{
 	ol_store_flush(&l->cache);
 }

@@ -4,7 +4,7 @@
  * cache/step_key.c), asking no tool; what clang's answer is remembered
  * under; the second, with the linker command clang runs; the image's,
  * with every file the linkers read on their own as it is now. */
-#include "devlink/cache.h"
+#include "devcache/cache.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * Intel's runtime reads (format/spirv_container.h), from 23 an offload
  * binary of the release's version holding the module as a SPIR-V image,
  * with its triple and the container version "1.0". */
-#include "devlink/backend.h"
+#include "targets/backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +22,6 @@
 #include "os/findprog.h"
 #include "os/mapfile.h"
 #include "os/outfile.h"
-
-bool ol_triple_is_spirv(const char *triple)
-{
-	return strncmp(triple, "spirv", 5) == 0;
-}
 
 /* Where clang 22 looks for spirv-link: beside itself, then PATH. */
 static bool have_spirv_link(struct ol_link *l)

@@ -6,27 +6,11 @@
  * linked it.  Bitcode images (-foffload-lto) are linked with LTO by
  * ld.lld.  One step, through the release's clang; for LLVM 15, the host
  * linker run directly, as its wrapper does. */
-#include "devlink/backend.h"
+#include "targets/backend.h"
 
 #include <string.h>
 
 #include "link/llvm_release.h"
-
-static const char *const cpu_arches[] = {
-	"x86_64", "i386", "i686", "aarch64", "aarch64_be", "ppc64", "ppc64le",
-	"powerpc64", "powerpc64le", "s390x", "systemz", "riscv64",
-	"loongarch64", NULL,
-};
-
-bool ol_triple_is_cpu(const char *triple)
-{
-	size_t n = strcspn(triple, "-");
-
-	for (const char *const *a = cpu_arches; *a; a++)
-		if (strlen(*a) == n && strncmp(triple, *a, n) == 0)
-			return true;
-	return false;
-}
 
 static bool has_device_code(const struct ol_input *in)
 {

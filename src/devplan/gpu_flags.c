@@ -2,7 +2,7 @@
  * information, LTO partitions, read from offlink's own options and from
  * the --device-compiler values LLVM 22 passes (-O2, -g,
  * -flto-partitions=8); and the LTO options both GPU LTO drivers take. */
-#include "devlink/backend.h"
+#include "devplan/plan.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* What every backend's planning uses: the group's files, a step added
  * to its chain, the --device-linker and --device-compiler values that
  * apply to its triple. */
-#include "devlink/backend.h"
+#include "devplan/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

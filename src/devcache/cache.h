@@ -32,8 +32,8 @@
  * when a link starts and what it made (run.c).  The files: cache_open.c
  * (the stores), cache_key.c (the keys), cache_probe.c (what clang runs),
  * cache_lookup.c, cache_store.c. */
-#ifndef OFFLINK_DEVLINK_CACHE_H
-#define OFFLINK_DEVLINK_CACHE_H
+#ifndef OFFLINK_DEVCACHE_CACHE_H
+#define OFFLINK_DEVCACHE_CACHE_H
 
 #include "cache/facts.h"
 #include "cache/key.h"
@@ -41,7 +41,8 @@
 #include "cache/pathform.h"
 #include "cache/probe_memo.h"
 #include "cache/step_key.h"
-#include "devlink/devlink.h"
+#include "devcache/devcache.h"
+#include "format/triple.h"
 
 /* ---- for run.c ---- */
 

@@ -16,13 +16,13 @@
  * Every symbol LTO sees (global, not an intrinsic) of every module gets
  * one (llvm-lto2 refuses a link that leaves one out), in the order of its
  * symbol table. */
-#include "devlink/thinlto.h"
+#include "thin/thinlto.h"
 
 #include <string.h>
 
 #include "common/escape.h"
 #include "common/strmap.h"
-#include "devlink/device_symbols.h"
+#include "devplan/device_symbols.h"
 #include "format/bitcode_symtab.h"
 
 struct resolve {

@@ -2,7 +2,7 @@
  * (llvm-link, opt): LLVM 16's in-process LTO, for releases whose linkers
  * cannot do it, shared by the backends; and the error for a tool that is
  * not there. */
-#include "devlink/backend.h"
+#include "devplan/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The device-link cache's lookup of each group: its keys, its image
  * when the cache has it (no device linker runs), and on a miss the flags
  * that make its linkers write what they read, for the store. */
-#include "devlink/cache.h"
+#include "devcache/cache.h"
 
 #include <stdarg.h>
 #include <stdio.h>

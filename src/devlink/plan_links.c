@@ -1,34 +1,13 @@
-/* The backends, one per target family, and the planning of every group's
- * link by the backend that claims its kind or its triple (docs/design.md,
- * "Adding a target family"). */
-#include "devlink/backend.h"
+/* The device links' planning phase: each group's files named, and its
+ * link planned by the backend that claims its kind or triple
+ * (targets/backend.h). */
+#include "devlink/devlink.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/escape.h"
-#include "devlink/devlink.h"
-
-static const struct ol_backend *const backends[] = {
-	&ol_backend_sycl,
-	&ol_backend_cpu,
-	&ol_backend_nvptx,
-	&ol_backend_amdgpu,
-	&ol_backend_spirv,
-};
-
-const struct ol_backend *ol_backend_of(enum ob_offload_kind kind, const char *triple)
-{
-	size_t n = sizeof(backends) / sizeof(backends[0]);
-
-	for (size_t i = 0; i < n; i++)
-		if (backends[i]->kind && backends[i]->kind == kind)
-			return backends[i];
-	for (size_t i = 0; i < n; i++)
-		if (!backends[i]->kind && backends[i]->claims(triple))
-			return backends[i];
-	return NULL;
-}
+#include "targets/backend.h"
 
 /* "<index>.<kind>.<triple>[.<arch>]": the group's index makes the name
  * unique by construction (two triples can read alike once made safe for

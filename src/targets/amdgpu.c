@@ -1,6 +1,6 @@
 /* The AMDGPU backend: ld.lld -shared with the target ID's processor and
  * features; bitcode through lld's own LTO. */
-#include "devlink/backend.h"
+#include "targets/backend.h"
 
 #include <string.h>
 

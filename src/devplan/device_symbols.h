@@ -1,7 +1,7 @@
 /* Taking archive members for the device symbols linked device code needs
  * (device_symbols.c), after the host link's own choice of members. */
-#ifndef OFFLINK_DEVLINK_DEVICE_SYMBOLS_H
-#define OFFLINK_DEVLINK_DEVICE_SYMBOLS_H
+#ifndef OFFLINK_DEVPLAN_DEVICE_SYMBOLS_H
+#define OFFLINK_DEVPLAN_DEVICE_SYMBOLS_H
 
 #include "link/link.h"
 

@@ -1,7 +1,7 @@
-/* Planning a ThinLTO device link (devlink/thinlto.h): the group's
+/* Planning a ThinLTO device link (thin/thinlto.h): the group's
  * modules named by their content in a directory of its own, the thin
  * link, one backend per thin module. */
-#include "devlink/thinlto.h"
+#include "thin/thinlto.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
 
 #include "common/message.h"
 #include "common/strmap.h"
-#include "devlink/backend.h"
+#include "devplan/plan.h"
 #include "format/bitcode_lto.h"
 #include "link/llvm_release.h"
 #include "os/digest.h"

@@ -7,15 +7,15 @@
  * LLVM 16, which has none, merges with llvm-link and compiles with llc.
  * The CUDA tools are found in --cuda-path, $CUDA_PATH, /usr/local/cuda,
  * then PATH (link/tools.c). */
-#include "devlink/backend.h"
+#include "targets/backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/response_file.h"
-#include "devlink/devlink.h"
-#include "devlink/thinlto.h"
+#include "format/triple.h"
+#include "thin/thinlto.h"
 #include "link/llvm_release.h"
 #include "link/tools.h"
 
@@ -273,7 +273,7 @@ static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
 	return lto_step(l, g, f, helper, "--lto-emit-llvm", g->image_path);
 }
 
-/* A group with ThinLTO modules (devlink/thinlto.h): the thin link and a
+/* A group with ThinLTO modules (thin/thinlto.h): the thin link and a
  * backend per module, each target-code file through its own ptxas as soon
  * as it is there (the regular partition, the device runtime's, first:
  * the longest), nvlink of every cubin once all are. */
@@ -359,11 +359,6 @@ static enum ol_err plan_thin(struct ol_link *l, struct ol_group *g, const struct
 		ol_strvec_push(&cubins, cubin);
 	}
 	return plan_cubins_and_nvlink(l, g, f, ptxas, nvlink, &cubins, after, nafter);
-}
-
-bool ol_triple_is_nvptx(const char *triple)
-{
-	return strncmp(triple, "nvptx", 5) == 0;
 }
 
 static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)

@@ -1,7 +1,7 @@
 /* The device-link cache's stores: where they are (options first, then
  * the environment), opened for the link; offlink --cache-stats and
  * --cache-clear. */
-#include "devlink/cache.h"
+#include "devcache/cache.h"
 
 #include <fcntl.h>
 #include <limits.h>

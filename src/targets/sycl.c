@@ -11,7 +11,7 @@
  * LLVM's wrapper.  LLVM 22's wrapper runs the same link, but its clang
  * cannot run what --sycl-link needs on Debian, and its registration is
  * not one that can be checked: SYCL needs clang 23 or later here. */
-#include "devlink/backend.h"
+#include "targets/backend.h"
 
 #include "link/llvm_release.h"
 
