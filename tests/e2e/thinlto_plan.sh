@@ -18,14 +18,15 @@
 #             NVPTX ThinLTO backend compile is offlink's too, or one of
 #             those checked and left out (docs/compat.md, "ThinLTO on
 #             NVPTX"): a new release's new option fails here until it is
-#             decided.
-# ctest-parts: many relative travel debug cc1
+#             decided.  Parts 23 and 24 run the same check with those
+#             releases, in the sid root.
+# ctest-parts: many relative travel debug cc1 23 24
+# ctest-sid: 23 24
 # ctest-cost: 10
 . "$OFFLINK_SRC/tests/lib/testlib.sh"
 . "$OFFLINK_SRC/tests/lib/stub.sh"
-need clang-19
-
 part() { [[ " ${OFFLINK_PART:-many relative travel debug cc1} " = *" $1 "* ]]; }
+case ${OFFLINK_PART:-} in 23|24) ;; *) need clang-19 ;; esac
 . "$OFFLINK_SRC/tests/lib/thin.sh"
 
 if part many; then
@@ -95,7 +96,9 @@ if part debug; then
 	echo "ok: debug: -g thin code links, LLVM 19's kernels and PTX"
 fi
 
-if part cc1; then
+cc1_releases="15 16 19 22"
+case ${OFFLINK_PART:-} in 23|24) cc1_releases=$OFFLINK_PART ;; esac
+if part cc1 || part 23 || part 24; then
 	need gcc objcopy
 	# What each release's driver gives the backend and offlink does not:
 	# checked, and left out (docs/compat.md, "ThinLTO on NVPTX", says why).
@@ -117,7 +120,7 @@ if part cc1; then
 	echo 'int f(int x) { return x * 3 + 1; }' >m.c
 	echo 'int host_part(void) { return 1; }' | gcc -x c -c - -o host.o || fail "host.o"
 	checked=0
-	for n in 15 16 19 22; do
+	for n in $cc1_releases; do
 		command -v clang-$n >/dev/null || { echo "SKIP (part): clang-$n"; continue; }
 		check "clang $n: a thin module" clang-$n --target=nvptx64-nvidia-cuda -march=sm_80 -O2 -flto=thin \
 			-Wno-unknown-cuda-version -c m.c -o m$n.bc
