@@ -43,8 +43,8 @@ void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *ou
 
 /* Every -l<name> among the --device-linker values for g's triple must be
  * found where the device linker looks: lib<name>.a or lib<name>.so in
- * the -L directories among those values, then <LLVM>/lib (as
- * clang-nvlink-wrapper searches).  nvlink ignores a library it does not
+ * the -L directories among those values, then LIBRARY_PATH's (as nvlink
+ * searches), then <LLVM>/lib (as clang-nvlink-wrapper searches).  nvlink ignores a library it does not
  * find, leaving only the references it cannot resolve; LLVM's link says
  * which library is missing, and so does this (OL_E_UNSUPPORTED, reported;
  * from 23 clang names OpenMP's GPU device runtime -lompdevice). */
@@ -57,8 +57,13 @@ enum ol_err ol_check_device_libraries(struct ol_link *l, const struct ol_group *
  * gives it. */
 void ol_name_device_libraries(struct ol_link *l, const struct ol_group *g, struct ol_cmd *c);
 
-/* Whether g's device linker values name a library (-l). */
-bool ol_has_device_libraries(struct ol_link *l, const struct ol_group *g);
+/* Whether a library (-l) g's device linker values name holds clang's
+ * device code: LLVM bitcode (clang 23's -lompdevice) or NVPTX objects,
+ * which nvlink's own -l search passes over ("Skipping incompatible") and
+ * bitcode it cannot link at all: LLVM's LTO driver must take what the
+ * link needs from it.  nvcc's libraries (-lib -rdc: host objects) hold
+ * none, and nvlink links them itself. */
+bool ol_device_libraries_are_clangs(struct ol_link *l, const struct ol_group *g);
 /* --embed-bitcode: the image is the group's bitcode merged by LTO, so
  * every image must be bitcode; otherwise an error naming where the
  * device code came from (OL_E_UNSUPPORTED). */

@@ -9,8 +9,10 @@
 
 #include "common/grow.h"
 #include "common/response_file.h"
+#include "extract/archive_reader.h"
 #include "format/triple.h"
 #include "link/tools.h"
+#include "os/mapfile.h"
 
 /* "--device-linker=<triple>=<arg>" applies to that triple only; a prefix
  * that is not a triple (no '-', or a dash-led option) is part of the
@@ -130,12 +132,16 @@ static const char *library_in(struct ol_link *l, const char *const *dirs, size_t
 }
 
 /* Where the device linker of triple looks for -l: the -L directories
- * among its values, then <LLVM>/lib; into *dirs (arena), their number. */
+ * among its values, then those of LIBRARY_PATH (nvlink's search), then
+ * <LLVM>/lib (clang-nvlink-wrapper's); into *dirs (arena), their number. */
 static size_t library_dirs(struct ol_link *l, const struct linker_values *lv, const char ***dirs)
 {
-	size_t nd = 0;
+	const char *env = getenv("LIBRARY_PATH");
+	size_t nd = 0, ne = 1;
 
-	*dirs = ol_arena_array(&l->arena, lv->n + 1, sizeof(**dirs));
+	for (const char *e = env; e && *e; e++)
+		ne += *e == ':';
+	*dirs = ol_arena_array(&l->arena, lv->n + ne + 1, sizeof(**dirs));
 	if (!*dirs)
 		return 0;
 	for (size_t i = 0; i < lv->n; i++) {
@@ -145,6 +151,13 @@ static size_t library_dirs(struct ol_link *l, const struct linker_values *lv, co
 			(*dirs)[nd++] = lv->v[++i];
 		else if (!strncmp(lv->v[i], "-L", 2))
 			(*dirs)[nd++] = lv->v[i] + 2;
+	}
+	while (env && *env) {
+		size_t n = strcspn(env, ":");
+
+		if (n)
+			(*dirs)[nd++] = ol_arena_printf(&l->arena, "%.*s", (int)n, env);
+		env += n + (env[n] == ':');
 	}
 	if (l->llvm.bin) {
 		size_t n = strlen(l->llvm.bin);
@@ -200,13 +213,60 @@ enum ol_err ol_check_device_libraries(struct ol_link *l, const struct ol_group *
 	return rc;
 }
 
-bool ol_has_device_libraries(struct ol_link *l, const struct ol_group *g)
+/* What clang makes for NVPTX and nvlink's own -l search passes over:
+ * LLVM bitcode, or a device ELF object (EM_CUDA, 190).  (nvcc's -lib
+ * members are host objects with the device code inside.) */
+static bool is_clangs(const uint8_t *p, size_t n)
+{
+	static const uint8_t bc[4] = { 'B', 'C', 0xc0, 0xde }, wrapped[4] = { 0xde, 0xc0, 0x17, 0x0b };
+	static const uint8_t elf[4] = { 0x7f, 'E', 'L', 'F' };
+
+	if (n >= 4 && (!memcmp(p, bc, 4) || !memcmp(p, wrapped, 4)))
+		return true;
+	return n >= 20 && !memcmp(p, elf, 4) && p[5] == 1 /* little-endian */ &&
+	       (p[18] | p[19] << 8) == 190;
+}
+
+static enum ol_err member_is_clangs(void *ctx, const struct ol_ar_member *m, struct ol_diag *d)
+{
+	(void)d;
+	if (is_clangs(m->data, m->size))
+		*(bool *)ctx = true;
+	return OL_OK;
+}
+
+/* Whether path is clang's device code, or an archive holding some.  (A
+ * file that cannot be read is left to the linker, which names it.) */
+static bool holds_clangs(const char *path)
+{
+	struct ol_map m;
+	struct ol_diag d = { 0 };
+	bool found = false;
+
+	if (ol_map_file(path, &m, &d))
+		return false;
+	if (is_clangs(m.data, m.len))
+		found = true;
+	else if (ol_is_archive(m.data, m.len))
+		(void)ol_archive_for_each(path, m.data, m.len, member_is_clangs, &found, NULL, &d);
+	ol_unmap(&m);
+	ol_diag_clear(&d);
+	return found;
+}
+
+bool ol_device_libraries_are_clangs(struct ol_link *l, const struct ol_group *g)
 {
 	struct linker_values lv;
+	const char **dirs, *name, *path;
+	size_t nd;
 
 	linker_values(l, g->triple, &lv);
+	if (!lv.v)
+		return false;
+	nd = library_dirs(l, &lv, &dirs);
 	for (size_t i = 0; i < lv.n; i++)
-		if (lv.role[i] == PLAIN && library_arg((char *const *)lv.v, lv.n, &i))
+		if (lv.role[i] == PLAIN && (name = library_arg((char *const *)lv.v, lv.n, &i)) &&
+		    (path = library_in(l, dirs, nd, name)) && holds_clangs(path))
 			return true;
 	return false;
 }

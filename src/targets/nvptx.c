@@ -185,8 +185,9 @@ static void nvlink_args(struct ol_link *l, struct ol_group *g, const struct gpu_
 	ol_strvec_push(&c->argv, g->image_path);
 	ol_strvec_extend(&c->argv, cubins);
 	/* (-mllvm: the LTO step's; nvlink reads no @file) */
+	/* (nvlink searches for each -l itself, LIBRARY_PATH too: the cache's
+	 * key holds its search, cache/toolargs.c) */
 	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, true);
-	ol_name_device_libraries(l, g, c);
 }
 
 /* LLVM 15 and 16 have no NVPTX LTO driver; their LTO, done in-process by their
@@ -223,18 +224,14 @@ static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
 	return c->argv.err;
 }
 
-/* --embed-bitcode: the image is the bitcode after LTO's optimisation,
- * before code generation, for the runtime to compile just in time (as
- * LLVM's wrapper does: clang-nvlink-wrapper --lto-emit-llvm; LLVM 16
- * stops its in-process LTO before code generation: llvm-link and opt).
- * No CUDA tool runs. */
-/* A group the user gives device libraries (-l through --device-linker;
+/* A group given a library of clang's device code (-l through --device-linker;
  * from 23 clang's -lompdevice, OpenMP's device runtime, when it is
  * installed): linked as LLVM links it, by the release's
  * clang-nvlink-wrapper as the linker -- it takes the archives' members
- * the link needs, bitcode into its LTO and objects to nvlink, which reads
- * a library of clang's objects by name only.  Each -l is given as the
- * file it names, so that the device-link cache keys what is read. */
+ * the link needs, bitcode into its LTO and objects to nvlink.  Each -l is
+ * given as the file it names, so that the device-link cache keys what is
+ * read.  (A library of nvcc's, which that wrapper would hand to nvlink as
+ * a cubin, "not a device elf", is nvlink's own -l: plan_nvptx.) */
 static enum ol_err plan_with_libraries(struct ol_link *l, struct ol_group *g,
 				       const struct gpu_flags *f, const char *nvlink)
 {
@@ -255,6 +252,11 @@ static enum ol_err plan_with_libraries(struct ol_link *l, struct ol_group *g,
 	return c->argv.err;
 }
 
+/* --embed-bitcode: the image is the bitcode after LTO's optimisation,
+ * before code generation, for the runtime to compile just in time (as
+ * LLVM's wrapper does: clang-nvlink-wrapper --lto-emit-llvm; LLVM 16
+ * stops its in-process LTO before code generation: llvm-link and opt).
+ * No CUDA tool runs. */
 static enum ol_err plan_nvptx_bitcode(struct ol_link *l, struct ol_group *g,
 				      const struct gpu_flags *f)
 {
@@ -388,7 +390,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	if (g->any_thin)
 		return plan_thin(l, g, &f, ptxas, nvlink);
-	if (ol_llvm_at_least(l, 17) && ol_has_device_libraries(l, g))
+	if (ol_llvm_at_least(l, 17) && ol_device_libraries_are_clangs(l, g))
 		return plan_with_libraries(l, g, &f, nvlink);
 	if (g->any_bitcode) {
 		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));
