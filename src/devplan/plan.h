@@ -64,6 +64,10 @@ void ol_name_device_libraries(struct ol_link *l, const struct ol_group *g, struc
  * link needs from it.  nvcc's libraries (-lib -rdc: host objects) hold
  * none, and nvlink links them itself. */
 bool ol_device_libraries_are_clangs(struct ol_link *l, const struct ol_group *g);
+/* --embed-bitcode for a family whose image is already what the runtime
+ * compiles (SPIR-V, SYCL): an error naming the family and where the
+ * device code came from (OL_E_UNSUPPORTED); OL_OK without the option. */
+enum ol_err ol_refuse_embed_bitcode(struct ol_link *l, const struct ol_group *g, const char *family);
 /* --embed-bitcode: the image is the group's bitcode merged by LTO, so
  * every image must be bitcode; otherwise an error naming where the
  * device code came from (OL_E_UNSUPPORTED). */

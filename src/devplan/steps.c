@@ -347,6 +347,16 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 			ol_strvec_push(&c->argv, a);
 }
 
+enum ol_err ol_refuse_embed_bitcode(struct ol_link *l, const struct ol_group *g, const char *family)
+{
+	if (!l->opt.embed_bitcode)
+		return OL_OK;
+	ol_link_errorf(l, "device link %s: --embed-bitcode does not apply to %s, whose image is "
+			  "already what the runtime compiles (device code from %s)",
+		       ol_group_label(l, g), family, ol_group_origins(l, g));
+	return OL_E_UNSUPPORTED;
+}
+
 enum ol_err ol_need_all_bitcode(struct ol_link *l, const struct ol_group *g)
 {
 	/* (the image is one module: ThinLTO's are compiled apart, and clang

@@ -84,12 +84,8 @@ static enum ol_err plan_spirv(struct ol_link *l, struct ol_group *g)
 			       ol_group_label(l, g), ol_kind_name(g->kind), ol_group_origins(l, g));
 		return OL_E_UNSUPPORTED;
 	}
-	if (l->opt.embed_bitcode) {
-		ol_link_errorf(l, "device link %s: --embed-bitcode does not apply to SPIR-V, which "
-				  "is already what the runtime compiles (device code from %s)",
-			       ol_group_label(l, g), ol_group_origins(l, g));
+	if (ol_refuse_embed_bitcode(l, g, "SPIR-V"))
 		return OL_E_UNSUPPORTED;
-	}
 	if (!l->opt.dry_run && !have_spirv_link(l)) {
 		ol_link_errorf(l, "device link %s: clang links SPIR-V with spirv-link, found neither "
 				  "in %s nor in PATH (Debian: apt-get install spirv-tools)",

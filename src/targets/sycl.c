@@ -25,12 +25,8 @@ static enum ol_err plan_sycl(struct ol_link *l, struct ol_group *g)
 			       ol_group_label(l, g), l->llvm.major, ol_group_origins(l, g));
 		return OL_E_UNSUPPORTED;
 	}
-	if (l->opt.embed_bitcode) {
-		ol_link_errorf(l, "device link %s: --embed-bitcode does not apply to SYCL, whose "
-				  "image is already what the runtime compiles (device code from %s)",
-			       ol_group_label(l, g), ol_group_origins(l, g));
+	if (ol_refuse_embed_bitcode(l, g, "SYCL"))
 		return OL_E_UNSUPPORTED;
-	}
 	c = ol_group_add_step(l, g, l->clang, NULL);
 	if (!c)
 		return OL_E_NOMEM;

@@ -416,11 +416,4 @@ static enum ol_err sycl_walk(struct ol_buf *out, const char *name, const char *c
 	return function_end(out, name);
 }
 
-static enum ol_err sycl_code(struct ol_buf *out, bool use_atexit)
-{
-	return sycl_walk(out, "__offlink_sycl_register", "__sycl_register_lib", use_atexit) ||
-			       sycl_walk(out, "__offlink_sycl_unregister", "__sycl_unregister_lib", false)
-		       ? OL_E_NOMEM : OL_OK;
-}
-
-const struct asm_arch asm_aarch64 = { "aarch64", omp_code, cuda_hip_code, sycl_code };
+const struct asm_arch asm_aarch64 = { "aarch64", omp_code, cuda_hip_code, sycl_walk };

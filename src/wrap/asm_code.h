@@ -52,12 +52,12 @@ struct asm_arch {
 	 * one arrival (the constructor's is one) and, at the last of
 	 * nnvcc + 1, registers. */
 	enum ol_err (*cuda_hip_code)(struct ol_buf *out, const struct asm_cuda_hip *p);
-	/* __offlink_sycl_register and _unregister: walk the pairs (image,
-	 * size) from __offlink_sycl_images to __offlink_sycl_images_end and
-	 * call __sycl_register_lib (__sycl_unregister_lib) on each; with
-	 * use_atexit the register function ends in
-	 * atexit(__offlink_sycl_unregister). */
-	enum ol_err (*sycl_code)(struct ol_buf *out, bool use_atexit);
+	/* One of SYCL's two functions, name: walk the pairs (image, size)
+	 * from __offlink_sycl_images to __offlink_sycl_images_end and call
+	 * callee (__sycl_register_lib, __sycl_unregister_lib) on each; with
+	 * then_atexit end in atexit(__offlink_sycl_unregister). */
+	enum ol_err (*sycl_walk)(struct ol_buf *out, const char *name, const char *callee,
+				 bool then_atexit);
 };
 
 /* Shared by the code writers (asm_common.c). */

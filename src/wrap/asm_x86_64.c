@@ -21,6 +21,15 @@ static enum ol_err function_end(struct ol_buf *out, const char *name)
 	return asm_function_end(out, name);
 }
 
+/* pushq reg, the frame now depth bytes above the return address. */
+static enum ol_err push(struct ol_buf *out, const char *reg, int depth)
+{
+	L("\tpushq %%%s", reg);
+	L("\t.cfi_def_cfa_offset %d", depth);
+	L("\t.cfi_offset %%%s, -%d", reg, depth);
+	return OL_OK;
+}
+
 static enum ol_err omp_code(struct ol_buf *out, bool use_atexit)
 {
 	if (function_start(out, "__offlink_omp_register"))
@@ -179,15 +188,8 @@ static enum ol_err nvcc_code(struct ol_buf *out, const struct asm_cuda_hip *p)
 	/* (callback rdi, index esi, wrapper rdx, dummy_ref rcx) */
 	if (function_start(out, "__offlink_nvcc_arrive"))
 		return OL_E_NOMEM;
-	L("\tpushq %%rbx");
-	L("\t.cfi_def_cfa_offset 16");
-	L("\t.cfi_offset %%rbx, -16");
-	L("\tpushq %%r12");
-	L("\t.cfi_def_cfa_offset 24");
-	L("\t.cfi_offset %%r12, -24");
-	L("\tpushq %%r13");
-	L("\t.cfi_def_cfa_offset 32");
-	L("\t.cfi_offset %%r13, -32");
+	if (push(out, "rbx", 16) || push(out, "r12", 24) || push(out, "r13", 32))
+		return OL_E_NOMEM;
 	L("\tmovq %%rdi, %%rbx");
 	L("\tmovl %%esi, %%r12d");
 	L("\tmovq %%rdx, %%r13");
@@ -346,12 +348,8 @@ static enum ol_err sycl_walk(struct ol_buf *out, const char *name, const char *c
 {
 	if (function_start(out, name))
 		return OL_E_NOMEM;
-	L("\tpushq %%rbx");
-	L("\t.cfi_def_cfa_offset 16");
-	L("\t.cfi_offset %%rbx, -16");
-	L("\tpushq %%r12");
-	L("\t.cfi_def_cfa_offset 24");
-	L("\t.cfi_offset %%r12, -24");
+	if (push(out, "rbx", 16) || push(out, "r12", 24))
+		return OL_E_NOMEM;
 	L("\tsubq $8, %%rsp");
 	L("\t.cfi_def_cfa_offset 32");
 	L("\tleaq __offlink_sycl_images(%%rip), %%rbx");
@@ -380,11 +378,4 @@ static enum ol_err sycl_walk(struct ol_buf *out, const char *name, const char *c
 	return function_end(out, name);
 }
 
-static enum ol_err sycl_code(struct ol_buf *out, bool use_atexit)
-{
-	return sycl_walk(out, "__offlink_sycl_register", "__sycl_register_lib", use_atexit) ||
-			       sycl_walk(out, "__offlink_sycl_unregister", "__sycl_unregister_lib", false)
-		       ? OL_E_NOMEM : OL_OK;
-}
-
-const struct asm_arch asm_x86_64 = { "x86_64", omp_code, cuda_hip_code, sycl_code };
+const struct asm_arch asm_x86_64 = { "x86_64", omp_code, cuda_hip_code, sycl_walk };

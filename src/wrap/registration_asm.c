@@ -203,7 +203,8 @@ enum ol_err wrap_sycl_asm(const struct wrap_sycl *w, const struct asm_arch *a,
 		TRY(ol_buf_printf(out, "\t.quad __offlink_sycl_image_%zu, %llu\n", i,
 				  (unsigned long long)w->images[i].size));
 	TRY(ol_buf_puts(out, "__offlink_sycl_images_end:\n\n"));
-	TRY(a->sycl_code(out, w->use_atexit));
+	TRY(a->sycl_walk(out, "__offlink_sycl_register", "__sycl_register_lib", w->use_atexit) ||
+	    a->sycl_walk(out, "__offlink_sycl_unregister", "__sycl_unregister_lib", false));
 	if (w->use_atexit)
 		TRY(constructor(out, "__offlink_sycl_register"));
 	else /* LLVM 23: both at priority 1 */

@@ -100,6 +100,12 @@ else
 	contains dry.err "then wrapped by offlink in the SPIR-V container for Intel's runtime"
 fi
 [ -e dry ] && fail "--dry-run wrote dry"
+# SPIR-V is already what the runtime compiles: no bitcode to embed.
+clang-$N "${LINK[@]}" -B "$COMPAT" -Wl,--embed-bitcode -o embed 2>embed.err &&
+	fail "--embed-bitcode linked SPIR-V"
+contains embed.err "device link openmp spirv64-intel"
+contains embed.err "--embed-bitcode does not apply to SPIR-V"
+[ -e embed ] && fail "the refused link wrote embed"
 
 # The registered images, byte for byte, and as llvm-objdump reads them.
 for p in llvm ours; do

@@ -69,6 +69,10 @@ clang++-$N "${LINK[@]}" -B "$COMPAT" -Wl,--wrapper-verbose -o ours 2>ours.err ||
 	fail "offlink's link: $(tail -5 ours.err)"
 contains ours.err "--target=spirv64-unknown-unknown"
 contains ours.err "--sycl-link"
+clang++-$N "${LINK[@]}" -B "$COMPAT" -Wl,--embed-bitcode -o embed 2>embed.err &&
+	fail "--embed-bitcode linked SYCL's device code"
+contains embed.err "--embed-bitcode does not apply to SYCL"
+[ -e embed ] && fail "the refused link wrote embed"
 if [ "$N" = 23 ]; then
 	contains ours.err "-Xlinker -triple=spirv64-unknown-unknown -Xlinker -arch="
 else
