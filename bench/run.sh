@@ -564,7 +564,7 @@ fi
 # ---- a fresh worker, the remote warm: the farm of docs/farm.md ----
 if want remote; then
 	command -v redis-server >/dev/null || { echo "remote: redis-server is not installed" >&2; exit 1; }
-	port=$((20000 + RANDOM % 40000))
+	port=$((10000 + RANDOM % 22000)) # (below the ephemeral ports: tests/lib/servers.sh)
 	redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$W" >"$W/redis.log" 2>&1 &
 	redis_pid=$!
 	trap 'kill $redis_pid 2>/dev/null || true; rm -rf "$W"' EXIT

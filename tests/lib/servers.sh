@@ -12,11 +12,17 @@ stop_servers() {
 }
 trap 'stop_servers; [ "${KEEP_T:-0}" = 1 ] || rm -rf "$T"' EXIT
 
-# free_port: a TCP port on 127.0.0.1 nothing listens on now.
+# free_port: a TCP port on 127.0.0.1 nothing listens on now, below the
+# kernel's ephemeral range (a port there can be any client's local end --
+# redis-cli's, curl's, a parallel test's -- and bind then fails though
+# nothing listens).  A server that still finds it taken is started again
+# on another (start_redis, start_nginx).
 free_port() {
-	local p
+	local p low=32768 _high
+	read -r low _high </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	[ "$low" -gt 11024 ] || low=61000
 	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (low - 10000)))
 		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
 	done
 	fail "no free port"
@@ -28,15 +34,22 @@ free_port() {
 # group gets that group SIGHUP when the group is orphaned (as it is under
 # setsid or nohup from a shell that has gone).
 start_redis() {
-	REDIS_PORT=$(free_port)
-	setsid redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
-		--dir "$T" "$@" >"$T/redis.log" 2>&1 &
-	REDIS_PID=$!
-	SERVER_PIDS+=("$REDIS_PID")
-	for _ in $(seq 100); do
-		redis-cli -p "$REDIS_PORT" ${REDIS_PASSWORD:+-a "$REDIS_PASSWORD"} --no-auth-warning ping \
-			2>/dev/null | grep -q PONG && return
-		sleep 0.1
+	local try
+	for try in 1 2 3 4 5; do
+		REDIS_PORT=$(free_port)
+		setsid redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+			--dir "$T" "$@" >"$T/redis.log" 2>&1 &
+		REDIS_PID=$!
+		SERVER_PIDS+=("$REDIS_PID")
+		for _ in $(seq 100); do
+			redis-cli -p "$REDIS_PORT" ${REDIS_PASSWORD:+-a "$REDIS_PASSWORD"} --no-auth-warning ping \
+				2>/dev/null | grep -q PONG && return
+			kill -0 "$REDIS_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		# (taken between free_port and the bind: another port)
+		grep -q "Address already in use" "$T/redis.log" || break
+		echo "redis-server: port $REDIS_PORT taken, try $try"
 	done
 	fail "redis-server did not start: $(tail -5 "$T/redis.log")"
 }
@@ -77,7 +90,15 @@ EOF
 	SERVER_PIDS+=("$NGINX_PID")
 	for _ in $(seq 100); do
 		curl -s -o /dev/null "http://${NGINX_LISTEN:-127.0.0.1}:$NGINX_PORT/" && return
+		kill -0 "$NGINX_PID" 2>/dev/null || break
 		sleep 0.1
 	done
+	# (taken between free_port and the bind: another port, up to 5 tries)
+	if [ "${NGINX_TRY:-1}" -lt 5 ] && grep -qs "Address already in use" "$T/nginx/error.log" "$T/nginx/stdout"; then
+		echo "nginx: port $NGINX_PORT taken, try ${NGINX_TRY:-1}"
+		rm -f "$T/nginx/error.log" "$T/nginx/stdout"
+		NGINX_TRY=$((${NGINX_TRY:-1} + 1)) start_nginx
+		return
+	fi
 	fail "nginx did not start: $(cat "$T/nginx/error.log" "$T/nginx/stdout" 2>/dev/null | tail -5)"
 }
