@@ -51,6 +51,23 @@ printf 'HELLO' >"$seeds/img.o"
 build/bin/offlink-binary -o "$seeds/two.bin" --image=file="$seeds/img.o",triple=x86_64-pc-linux-gnu,kind=openmp \
 	--image=file="$seeds/img.o",triple=nvptx64-nvidia-cuda,arch=sm_90,kind=cuda
 build/bin/offlink-binary -o "$seeds/v3.bin" --compress --image=file="$seeds/img.o",triple=t
+# LLVM 23's and 24's packages: one binary of version 2 (3) holding
+# several entries
+for r in 23 24; do
+	build/bin/offlink-binary --llvm=$r -o "$seeds/llvm$r.bin" \
+		--image=file="$seeds/img.o",triple=nvptx64-nvidia-cuda,arch=sm_90,kind=openmp,k=v \
+		--image=file="$seeds/img.o",triple=amdgpu9.0a-amd-amdhsa,arch=gfx90a,kind=hip \
+		--image=file="$seeds/img.o",triple=spirv64-unknown-unknown,kind=sycl
+done
+# bitcode of clang 23 and 24 (symbol table version 4), made in the sid
+# root where the gcc pass built offlink for it
+if [ -x deps/sid/usr/bin/clang-23 ] && [ -x build/sid/bin/offlink ] && [ "$(id -u)" -eq 0 ]; then
+	printf '%s\n' "for r in 23 24; do echo 'int g(int); int f(int x) { return g(x) + 1; }' |" \
+		"clang-\$r -x c -c -flto=thin - -o /tmp/thin\$r.bc; done" >"$seeds/sid.sh"
+	OFFLINK_SRC=$PWD OFFLINK_BUILD=$PWD/build/sid OFFLINK_SID_TMP=$seeds \
+		bash tests/lib/in_sid.sh /tmp/sid.sh || echo "test.sh: no clang 23/24 bitcode seeds" >&2
+	rm -f "$seeds/sid.sh"
+fi
 if command -v clang-19 >/dev/null; then
 	echo 'int x;' | clang-19 -x c -c - -o "$seeds/host.o" -Xclang -fembed-offload-object="$seeds/two.bin"
 	# bitcode with a ThinLTO summary and without (fuzz_bitcode_symtab's
