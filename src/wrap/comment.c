@@ -25,6 +25,23 @@ static enum ol_err generated_by(const char *form, struct ol_buf *out)
 	return OL_OK;
 }
 
+/* The comment's list of images: each one's name, size and origins, the
+ * names and origins escaped (they come from the inputs). */
+static enum ol_err image_lines(const char *title, const struct wrap_image *imgs, size_t n,
+			       struct ol_buf *out)
+{
+	P(" *\n * %s:\n", title);
+	for (size_t i = 0; i < n; i++) {
+		P(" *   [%zu] ", i);
+		if (wrap_image_name(&imgs[i], out))
+			return OL_E_NOMEM;
+		P(", %llu bytes, from ", (unsigned long long)imgs[i].size);
+		E(imgs[i].origins);
+		P("\n");
+	}
+	return OL_OK;
+}
+
 enum ol_err wrap_openmp_comment(const struct wrap_openmp *w, const char *form,
 				struct ol_buf *out)
 {
@@ -32,17 +49,8 @@ enum ol_err wrap_openmp_comment(const struct wrap_openmp *w, const char *form,
 	E(w->output);
 	if (generated_by(form, out))
 		return OL_E_NOMEM;
-	P(" *\n * Device images:\n");
-	for (size_t i = 0; i < w->nimages; i++) {
-		const struct wrap_image *img = &w->images[i];
-
-		P(" *   [%zu] ", i);
-		if (wrap_image_name(img, out))
-			return OL_E_NOMEM;
-		P(", %llu bytes, from ", (unsigned long long)img->size);
-		E(img->origins);
-		P("\n");
-	}
+	if (image_lines("Device images", w->images, w->nimages, out))
+		return OL_E_NOMEM;
 	P(" *\n * Entries: the %s section (%s layout).\n", w->entries_section,
 	  strcmp(w->entries_section, "llvm_offload_entries") == 0
 		  ? "LLVM 20+ 56-byte" : "LLVM 19 32-byte");
@@ -58,15 +66,9 @@ enum ol_err wrap_sycl_comment(const struct wrap_sycl *w, const char *form, struc
 	E(w->output);
 	if (generated_by(form, out))
 		return OL_E_NOMEM;
-	P(" *\n * Device images (offload binaries of clang-sycl-linker, as they are):\n");
-	for (size_t i = 0; i < w->nimages; i++) {
-		P(" *   [%zu] ", i);
-		if (wrap_image_name(&w->images[i], out))
-			return OL_E_NOMEM;
-		P(", %llu bytes, from ", (unsigned long long)w->images[i].size);
-		E(w->images[i].origins);
-		P("\n");
-	}
+	if (image_lines("Device images (offload binaries of clang-sycl-linker, as they are)",
+			w->images, w->nimages, out))
+		return OL_E_NOMEM;
 	P(" *\n * Registered by __sycl_register_lib(image, size), %s.\n",
 	  w->use_atexit ? "from a priority-101 constructor, unregistered at exit (LLVM 24)"
 			: "from a priority-1 constructor, unregistered by a priority-1 "

@@ -3,7 +3,7 @@
 # registration source except escaped.  wrap_hostile feeds the strings a
 # hostile input can carry (the tester's comment-closing triple, a BSD
 # member name, an output path through "d*", every byte value, trigraphs,
-# reserved names) through the OpenMP, CUDA and HIP generators, compiles
+# reserved names) through the OpenMP, SYCL, CUDA and HIP generators, compiles
 # each result with -Wall -Wextra -Werror, and checks that the object has
 # exactly the symbols of a harmless build and carries each string byte for
 # byte (tests/lib/wrap_oracle.h).  Run with every clang release installed,

@@ -226,25 +226,32 @@ static const uint8_t *section(struct object *o, const char *name, size_t *size)
 
 /* ---- generation ---- */
 
-enum which { OPENMP, CUDA_HIP };
+enum which { OPENMP, CUDA_HIP, SYCL };
 
 /* The C form, or (assembly) the x86_64 assembly form. */
 static enum ol_err generate(enum which k, bool assembly, const struct wo_input *in,
 			    const char *image_path, struct ol_buf *src, struct ol_diag *d)
 {
+	struct wrap_image imgs[WO_MAX_IMAGES];
+
+	for (size_t i = 0; i < in->nimages; i++)
+		imgs[i] = (struct wrap_image){ in->triple[i], in->arch[i], image_path,
+					       sizeof(image_bytes) - 1, OB_IMG_OBJECT,
+					       in->origin[i], 0, (const uint8_t *)image_bytes };
 	if (k == OPENMP) {
-		struct wrap_image imgs[WO_MAX_IMAGES];
 		struct wrap_openmp w = { in->output, imgs, in->nimages,
 					 in->new_entries ? "llvm_offload_entries"
 							 : "omp_offloading_entries",
 					 false, WRAP_OMP_LINK, 1 };
 
-		for (size_t i = 0; i < in->nimages; i++)
-			imgs[i] = (struct wrap_image){ in->triple[i], in->arch[i], image_path,
-						       sizeof(image_bytes) - 1, OB_IMG_OBJECT,
-						       in->origin[i], 0, (const uint8_t *)image_bytes };
 		return assembly ? wrap_openmp_asm(&w, &asm_x86_64, src, d)
 				: wrap_openmp_source(&w, src, d);
+	} else if (k == SYCL) {
+		/* (the entry layout's bit picks LLVM 24's form, atexit, or 23's) */
+		struct wrap_sycl w = { in->output, imgs, in->nimages, false, in->new_entries };
+
+		return assembly ? wrap_sycl_asm(&w, &asm_x86_64, src, d)
+				: wrap_sycl_source(&w, src, d);
 	} else {
 		struct wrap_managed m[WO_MAX_MANAGED];
 		struct wrap_cuda_hip w = { in->hip, in->output, image_path, in->contents,
@@ -401,6 +408,20 @@ static int check_offloading(struct object *o, const struct wo_input *in,
 	return i == in->nimages ? 0 : failf(why, len, "openmp: %zu images, want %zu", i, in->nimages);
 }
 
+/* SYCL's images are embedded as they are, each once. */
+static int check_sycl_images(struct object *o, const struct wo_input *in, char *why, size_t len)
+{
+	size_t size = 0, found = 0, n = sizeof(image_bytes) - 1;
+	const uint8_t *p = section(o, ".llvm.offloading", &size);
+
+	for (size_t at = 0; p && at + n <= size; at++)
+		if (memcmp(p + at, image_bytes, n) == 0)
+			found++;
+	return found == in->nimages ? 0
+		: failf(why, len, "sycl: %zu images embedded as they are, want %zu", found,
+			in->nimages);
+}
+
 static int check_container(struct object *o, const struct wo_input *in,
 			   char *why, size_t len)
 {
@@ -440,13 +461,13 @@ static char *shape_key(enum which k, bool assembly, const struct wo_input *h, co
 {
 	struct ol_buf b = { 0 };
 
-	/* (what generate() reads of each kind: OpenMP the images, CUDA and
-	 * HIP the managed variables) */
+	/* (what generate() reads of each kind: OpenMP and SYCL the images,
+	 * CUDA and HIP the managed variables) */
 	if (ol_buf_printf(&b, "%d %d %d ", (int)k, assembly, h->new_entries))
 		goto fail;
 	if (k == CUDA_HIP && ol_buf_printf(&b, "%d %zu", h->hip, h->nmanaged))
 		goto fail;
-	for (size_t i = 0; k == OPENMP && i < h->nimages; i++)
+	for (size_t i = 0; k != CUDA_HIP && i < h->nimages; i++)
 		if (ol_buf_puts(&b, h->arch[i][0] ? "a" : "-"))
 			goto fail;
 	if (ol_buf_puts(&b, " ") || ol_buf_puts(&b, clang))
@@ -516,7 +537,8 @@ static int check_one(enum which k, bool assembly, const struct wo_input *in, con
 	struct symset sgot = { 0 }, sbase = { 0 }, want = { 0 };
 	int rc;
 
-	snprintf(stem, sizeof(stem), "%s%s", k == OPENMP ? "openmp" : in->hip ? "hip" : "cuda",
+	snprintf(stem, sizeof(stem), "%s%s",
+		 k == OPENMP ? "openmp" : k == SYCL ? "sycl" : in->hip ? "hip" : "cuda",
 		 assembly ? "-asm" : "");
 	harmless(in, &h, names);
 	snprintf(hstem, sizeof(hstem), "%s-harmless", stem);
@@ -534,6 +556,7 @@ static int check_one(enum which k, bool assembly, const struct wo_input *in, con
 		     : compare_symbols(&want, &sgot, stem, why, len);
 	if (!rc)
 		rc = k == OPENMP ? check_offloading(&got, in, why, len)
+		     : k == SYCL ? check_sycl_images(&got, in, why, len)
 				 : check_container(&got, in, why, len);
 	symset_free(&sgot);
 	symset_free(&sbase);
@@ -555,7 +578,8 @@ static bool asm_refuses(const struct wo_input *in)
 static int check_form(bool assembly, const struct wo_input *in, const char *dir,
 		      const char *clang, char *why, size_t whylen)
 {
-	if (check_one(OPENMP, assembly, in, dir, clang, why, whylen))
+	if (check_one(OPENMP, assembly, in, dir, clang, why, whylen) ||
+	    check_one(SYCL, assembly, in, dir, clang, why, whylen))
 		return 1;
 	if (managed_refused(in) || (assembly && asm_refuses(in))) {
 		/* A name the code cannot (or this form will not) reference

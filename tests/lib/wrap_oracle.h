@@ -1,7 +1,8 @@
 /* The check behind tests/cli/wrapper_hostile.sh and fuzz_wrapper_source:
  * strings as a hostile input could carry them (triples, archs, archive
  * origins, the output path, the image's file name, managed variable
- * names) go through the registration source generators; the source is
+ * names) go through the registration source generators (OpenMP, SYCL,
+ * CUDA and HIP; C and x86_64 assembly); the source is
  * compiled with clang -Wall -Wextra -Werror; and the object must define
  * and reference exactly the symbols of the same source generated from
  * harmless strings (with the managed names in place of the harmless
