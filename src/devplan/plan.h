@@ -41,29 +41,33 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
  * for triple, appended to out. */
 void ol_linker_mllvm(struct ol_link *l, const char *triple, struct ol_strvec *out);
 
-/* Every -l<name> among the --device-linker values for g's triple must be
- * found where the device linker looks: lib<name>.a or lib<name>.so in
- * the -L directories among those values, then LIBRARY_PATH's (as nvlink
- * searches), then <LLVM>/lib (as clang-nvlink-wrapper searches).  nvlink ignores a library it does not
- * find, leaving only the references it cannot resolve; LLVM's link says
- * which library is missing, and so does this (OL_E_UNSUPPORTED, reported;
- * from 23 clang names OpenMP's GPU device runtime -lompdevice). */
-enum ol_err ol_check_device_libraries(struct ol_link *l, const struct ol_group *g);
-
-/* In c's arguments, each -l<name> (or "-l" "<name>") of the device
- * linker values replaced by the file it names, found as above: nvlink
- * skips a library of clang's objects when it searches for one ("Skipping
- * incompatible"), and links it given by name, as clang-nvlink-wrapper
- * gives it. */
-void ol_name_device_libraries(struct ol_link *l, const struct ol_group *g, struct ol_cmd *c);
-
-/* Whether a library (-l) g's device linker values name holds clang's
- * device code: LLVM bitcode (clang 23's -lompdevice) or NVPTX objects,
- * which nvlink's own -l search passes over ("Skipping incompatible") and
- * bitcode it cannot link at all: LLVM's LTO driver must take what the
- * link needs from it.  nvcc's libraries (-lib -rdc: host objects) hold
+/* The libraries (-l<name>) among the --device-linker values for g's
+ * triple, each found where the device linker looks: lib<name>.a or
+ * lib<name>.so in the -L directories among those values, then
+ * LIBRARY_PATH's (as nvlink searches), then <LLVM>/lib (as
+ * clang-nvlink-wrapper searches).  clangs: one holds clang's device code
+ * -- LLVM bitcode (clang 23's -lompdevice) or NVPTX objects, which
+ * nvlink's own -l search passes over ("Skipping incompatible") and
+ * bitcode it cannot link at all, so LLVM's LTO driver must take what the
+ * link needs from it; nvcc's libraries (-lib -rdc: host objects) hold
  * none, and nvlink links them itself. */
-bool ol_device_libraries_are_clangs(struct ol_link *l, const struct ol_group *g);
+struct ol_device_libs {
+	const char **name, **path; /* (arena) */
+	size_t n;
+	bool clangs;
+};
+
+/* Fill out; a library not found is an error naming it and where it was
+ * looked for (OL_E_UNSUPPORTED, reported): nvlink would ignore it,
+ * leaving only the references it cannot resolve; LLVM's link says which
+ * library is missing (from 23 clang names OpenMP's GPU device runtime
+ * -lompdevice). */
+enum ol_err ol_find_device_libraries(struct ol_link *l, const struct ol_group *g,
+				     struct ol_device_libs *out);
+
+/* In c's arguments, each -l<name> (or "-l" "<name>") of libs replaced by
+ * the file it names, so the linker reads what the cache keyed. */
+void ol_name_device_libraries(const struct ol_device_libs *libs, struct ol_cmd *c);
 /* --embed-bitcode for a family whose image is already what the runtime
  * compiles (SPIR-V, SYCL): an error naming the family and where the
  * device code came from (OL_E_UNSUPPORTED); OL_OK without the option. */

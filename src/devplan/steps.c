@@ -10,6 +10,8 @@
 #include "common/grow.h"
 #include "common/response_file.h"
 #include "extract/archive_reader.h"
+#include "extract/elf_file.h"
+#include "format/bitcode_symtab.h"
 #include "format/triple.h"
 #include "link/tools.h"
 #include "os/mapfile.h"
@@ -180,51 +182,12 @@ static const char *library_arg(char *const *argv, size_t n, size_t *i)
 	return NULL;
 }
 
-enum ol_err ol_check_device_libraries(struct ol_link *l, const struct ol_group *g)
-{
-	struct linker_values lv;
-	const char **dirs;
-	size_t nd;
-	enum ol_err rc = OL_OK;
-
-	linker_values(l, g->triple, &lv);
-	if (!lv.v)
-		return OL_E_NOMEM;
-	nd = library_dirs(l, &lv, &dirs);
-	for (size_t i = 0; i < lv.n; i++) {
-		const char *name = lv.role[i] == PLAIN ? library_arg((char *const *)lv.v, lv.n, &i) : NULL;
-		struct ol_buf where = { 0 };
-
-		if (!name || library_in(l, dirs, nd, name))
-			continue;
-		for (size_t k = 0; k < nd; k++)
-			ol_buf_printf(&where, "%s%s", k ? ", " : "", dirs[k]);
-		ol_link_errorf(l, "device link %s: unable to find library -l%s (looked in %s%s; "
-				  "give its directory with -Xoffload-linker -L<dir>, or compile and "
-				  "link with -nogpulib)",
-			       ol_group_label(l, g), ol_link_quote(l, name),
-			       where.data ? (char *)where.data : "no directory",
-			       strcmp(name, "ompdevice") == 0
-				       ? ": clang 23 and later link OpenMP's GPU device runtime by that name"
-				       : "");
-		ol_buf_free(&where);
-		rc = OL_E_UNSUPPORTED;
-	}
-	return rc;
-}
-
 /* What clang makes for NVPTX and nvlink's own -l search passes over:
  * LLVM bitcode, or a device ELF object (EM_CUDA, 190).  (nvcc's -lib
  * members are host objects with the device code inside.) */
 static bool is_clangs(const uint8_t *p, size_t n)
 {
-	static const uint8_t bc[4] = { 'B', 'C', 0xc0, 0xde }, wrapped[4] = { 0xde, 0xc0, 0x17, 0x0b };
-	static const uint8_t elf[4] = { 0x7f, 'E', 'L', 'F' };
-
-	if (n >= 4 && (!memcmp(p, bc, 4) || !memcmp(p, wrapped, 4)))
-		return true;
-	return n >= 20 && !memcmp(p, elf, 4) && p[5] == 1 /* little-endian */ &&
-	       (p[18] | p[19] << 8) == 190;
+	return bc_is_bitcode(p, n) || (ol_is_elf(p, n) && (p[18] | p[19] << 8) == 190);
 }
 
 static enum ol_err member_is_clangs(void *ctx, const struct ol_ar_member *m, struct ol_diag *d)
@@ -254,38 +217,60 @@ static bool holds_clangs(const char *path)
 	return found;
 }
 
-bool ol_device_libraries_are_clangs(struct ol_link *l, const struct ol_group *g)
+enum ol_err ol_find_device_libraries(struct ol_link *l, const struct ol_group *g,
+				     struct ol_device_libs *out)
 {
 	struct linker_values lv;
-	const char **dirs, *name, *path;
+	const char **dirs;
 	size_t nd;
+	enum ol_err rc = OL_OK;
 
+	memset(out, 0, sizeof(*out));
 	linker_values(l, g->triple, &lv);
 	if (!lv.v)
-		return false;
+		return OL_E_NOMEM;
+	out->name = ol_arena_array(&l->arena, lv.n + 1, sizeof(*out->name));
+	out->path = ol_arena_array(&l->arena, lv.n + 1, sizeof(*out->path));
+	if (!out->name || !out->path)
+		return OL_E_NOMEM;
 	nd = library_dirs(l, &lv, &dirs);
-	for (size_t i = 0; i < lv.n; i++)
-		if (lv.role[i] == PLAIN && (name = library_arg((char *const *)lv.v, lv.n, &i)) &&
-		    (path = library_in(l, dirs, nd, name)) && holds_clangs(path))
-			return true;
-	return false;
+	for (size_t i = 0; i < lv.n; i++) {
+		const char *name = lv.role[i] == PLAIN ? library_arg((char *const *)lv.v, lv.n, &i) : NULL;
+		const char *path = name ? library_in(l, dirs, nd, name) : NULL;
+		struct ol_buf where = { 0 };
+
+		if (path) {
+			out->name[out->n] = name;
+			out->path[out->n++] = path;
+			out->clangs = out->clangs || holds_clangs(path);
+		}
+		if (!name || path)
+			continue;
+		for (size_t k = 0; k < nd; k++)
+			ol_buf_printf(&where, "%s%s", k ? ", " : "", dirs[k]);
+		ol_link_errorf(l, "device link %s: unable to find library -l%s (looked in %s%s; "
+				  "give its directory with -Xoffload-linker -L<dir>, or compile and "
+				  "link with -nogpulib)",
+			       ol_group_label(l, g), ol_link_quote(l, name),
+			       where.data ? (char *)where.data : "no directory",
+			       strcmp(name, "ompdevice") == 0
+				       ? ": clang 23 and later link OpenMP's GPU device runtime by that name"
+				       : "");
+		ol_buf_free(&where);
+		rc = OL_E_UNSUPPORTED;
+	}
+	return rc;
 }
 
-void ol_name_device_libraries(struct ol_link *l, const struct ol_group *g, struct ol_cmd *c)
+void ol_name_device_libraries(const struct ol_device_libs *libs, struct ol_cmd *c)
 {
-	struct linker_values lv;
-	const char **dirs, *name, *path;
-	size_t nd;
-
-	linker_values(l, g->triple, &lv);
-	if (!lv.v)
-		return;
-	nd = library_dirs(l, &lv, &dirs);
 	for (size_t i = 1; i < c->argv.n; i++) {
-		size_t at = i;
+		size_t at = i, k;
+		const char *name = library_arg(c->argv.v, c->argv.n, &i);
 
-		if (!(name = library_arg(c->argv.v, c->argv.n, &i)) ||
-		    !(path = library_in(l, dirs, nd, name)))
+		for (k = 0; name && k < libs->n && strcmp(libs->name[k], name); k++)
+			;
+		if (!name || k == libs->n)
 			continue;
 		/* ("-l" "name": the pair becomes the path) */
 		if (i != at) {
@@ -295,7 +280,7 @@ void ol_name_device_libraries(struct ol_link *l, const struct ol_group *g, struc
 			i = at;
 		}
 		free(c->argv.v[i]);
-		if (!(c->argv.v[i] = strdup(path)))
+		if (!(c->argv.v[i] = strdup(libs->path[k])))
 			c->argv.err = OL_E_NOMEM;
 	}
 }

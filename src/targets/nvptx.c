@@ -233,7 +233,8 @@ static enum ol_err merge_and_compile(struct ol_link *l, struct ol_group *g,
  * read.  (A library of nvcc's, which that wrapper would hand to nvlink as
  * a cubin, "not a device elf", is nvlink's own -l: plan_nvptx.) */
 static enum ol_err plan_with_libraries(struct ol_link *l, struct ol_group *g,
-				       const struct gpu_flags *f, const char *nvlink)
+				       const struct gpu_flags *f, const char *nvlink,
+				       const struct ol_device_libs *libs)
 {
 	char *lto = ol_llvm_tool(l, "clang-nvlink-wrapper", "OFFLINK_NVLINK_LTO");
 	const char *helper = lto_helper(l, g, lto), *slash;
@@ -248,7 +249,7 @@ static enum ol_err plan_with_libraries(struct ol_link *l, struct ol_group *g,
 	if ((slash = strrchr(nvlink, '/')) && slash - nvlink > 4 && !strncmp(slash - 4, "/bin", 4))
 		ol_strvec_pushf(&c->argv, "--cuda-path=%.*s", (int)(slash - 4 - nvlink), nvlink);
 	ol_add_user_args(l, c, g->triple, false, MLLVM_DROP, true);
-	ol_name_device_libraries(l, g, c);
+	ol_name_device_libraries(libs, c);
 	return c->argv.err;
 }
 
@@ -369,6 +370,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 	const char *ptxas, *nvlink, *helper = NULL, *stem = ol_group_stem(l, g);
 	char *lto = NULL;
 	struct ol_strvec cubins = { 0 };
+	struct ol_device_libs libs;
 	struct gpu_flags f;
 	enum ol_err rc = OL_OK;
 
@@ -379,7 +381,7 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	}
 	ol_gpu_flags(l, g, &f);
-	if (ol_check_device_libraries(l, g))
+	if (ol_find_device_libraries(l, g, &libs))
 		return OL_E_UNSUPPORTED;
 	if (l->opt.embed_bitcode)
 		return plan_nvptx_bitcode(l, g, &f);
@@ -390,8 +392,8 @@ static enum ol_err plan_nvptx(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	if (g->any_thin)
 		return plan_thin(l, g, &f, ptxas, nvlink);
-	if (ol_llvm_at_least(l, 17) && ol_device_libraries_are_clangs(l, g))
-		return plan_with_libraries(l, g, &f, nvlink);
+	if (ol_llvm_at_least(l, 17) && libs.clangs)
+		return plan_with_libraries(l, g, &f, nvlink, &libs);
 	if (g->any_bitcode) {
 		const char *ptx = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.s", stem));
 		const char *cubin = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.lto.cubin", stem));
