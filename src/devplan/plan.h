@@ -68,6 +68,12 @@ enum ol_err ol_find_device_libraries(struct ol_link *l, const struct ol_group *g
 /* In c's arguments, each -l<name> (or "-l" "<name>") of libs replaced by
  * the file it names, so the linker reads what the cache keyed. */
 void ol_name_device_libraries(const struct ol_device_libs *libs, struct ol_cmd *c);
+/* A step running the release's clang driver for g's triple
+ * (--no-default-config --target=<triple>), through a response file (the
+ * host line's libraries are repeated in a CPU device link: a link with
+ * 100k arguments needs one); what as for ol_group_add_step. */
+struct ol_cmd *ol_clang_step(struct ol_link *l, struct ol_group *g, const char *what);
+
 /* --embed-bitcode for a family whose image is already what the runtime
  * compiles (SPIR-V, SYCL): an error naming the family and where the
  * device code came from (OL_E_UNSUPPORTED); OL_OK without the option. */

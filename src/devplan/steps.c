@@ -13,6 +13,7 @@
 #include "extract/elf_file.h"
 #include "format/bitcode_symtab.h"
 #include "format/triple.h"
+#include "link/llvm_release.h"
 #include "link/tools.h"
 #include "os/mapfile.h"
 
@@ -330,6 +331,20 @@ void ol_add_user_args(struct ol_link *l, struct ol_cmd *c, const char *triple,
 	for (size_t i = 0; linker_via_driver && i < l->opt.device_compiler.n; i++)
 		if ((a = ol_scoped_arg(l->opt.device_compiler.v[i], triple)))
 			ol_strvec_push(&c->argv, a);
+}
+
+struct ol_cmd *ol_clang_step(struct ol_link *l, struct ol_group *g, const char *what)
+{
+	struct ol_cmd *c = ol_group_add_step(l, g, l->clang, what);
+
+	if (!c)
+		return NULL;
+	c->response_file = true;
+	c->tool = OL_TOOL_CLANG_DRIVER;
+	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
+		ol_strvec_push(&c->argv, "--no-default-config");
+	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
+	return c;
 }
 
 enum ol_err ol_refuse_embed_bitcode(struct ol_link *l, const struct ol_group *g, const char *family)

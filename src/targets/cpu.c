@@ -86,23 +86,6 @@ static void push_inputs_archive(struct ol_link *l, struct ol_group *g, struct ol
 	ol_strvec_push(&c->argv, "-Wl,--no-whole-archive");
 }
 
-/* A step running clang's driver for the group's triple, through a
- * response file (the host line's libraries are repeated in a device
- * link: a link with 100k arguments needs one). */
-static struct ol_cmd *clang_step(struct ol_link *l, struct ol_group *g, const char *step)
-{
-	struct ol_cmd *c = ol_group_add_step(l, g, l->clang, step);
-
-	if (!c)
-		return NULL;
-	c->response_file = true;
-	c->tool = OL_TOOL_CLANG_DRIVER;
-	if (ol_llvm_at_least(l, 16)) /* (it came with 16's default config files) */
-		ol_strvec_push(&c->argv, "--no-default-config");
-	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
-	return c;
-}
-
 /* --embed-bitcode: the image is the group's bitcode merged by LTO (for
  * runtimes that compile it just in time), not machine code. */
 static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
@@ -116,7 +99,7 @@ static enum ol_err plan_merged_bitcode(struct ol_link *l, struct ol_group *g)
 		return ol_plan_link_and_optimise(
 			l, g, strchr("0123", l->opt.opt_level[0]) ? l->opt.opt_level : "2",
 			g->image_path);
-	c = clang_step(l, g, "merge bitcode");
+	c = ol_clang_step(l, g, "merge bitcode");
 	if (!c)
 		return OL_E_NOMEM;
 	ol_strvec_push(&c->argv, "-fuse-ld=lld");
@@ -231,7 +214,7 @@ static enum ol_err plan_cpu(struct ol_link *l, struct ol_group *g)
 	if (!ol_llvm_at_least(l, 16) && emulation && !g->any_bitcode && !l->opt.relocatable &&
 	    l->opt.linker_path)
 		return plan_cpu_ld15(l, g, emulation);
-	c = clang_step(l, g, NULL);
+	c = ol_clang_step(l, g, NULL);
 	if (!c)
 		return OL_E_NOMEM;
 	if (g->arch[0])

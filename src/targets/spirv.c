@@ -93,15 +93,11 @@ static enum ol_err plan_spirv(struct ol_link *l, struct ol_group *g)
 		return OL_E_UNSUPPORTED;
 	}
 	g->module_path = ol_link_temp_path(l, ol_arena_printf(&l->arena, "%s.spv", g->stem));
-	c = ol_group_add_step(l, g, l->clang, NULL);
+	c = ol_clang_step(l, g, NULL);
 	if (!g->module_path || !c)
 		return OL_E_NOMEM;
-	c->response_file = true;
-	c->tool = OL_TOOL_CLANG_DRIVER;
-	ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->module_path);
-	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	if (g->arch[0])
 		ol_strvec_pushf(&c->argv, "-march=%s", g->arch);
 	for (size_t i = 0; i < g->nimages; i++)

@@ -27,15 +27,11 @@ static enum ol_err plan_sycl(struct ol_link *l, struct ol_group *g)
 	}
 	if (ol_refuse_embed_bitcode(l, g, "SYCL"))
 		return OL_E_UNSUPPORTED;
-	c = ol_group_add_step(l, g, l->clang, NULL);
+	c = ol_clang_step(l, g, NULL);
 	if (!c)
 		return OL_E_NOMEM;
-	c->response_file = true;
-	c->tool = OL_TOOL_CLANG_DRIVER;
-	ol_strvec_push(&c->argv, "--no-default-config");
 	ol_strvec_push(&c->argv, "-o");
 	ol_strvec_push(&c->argv, g->image_path);
-	ol_strvec_pushf(&c->argv, "--target=%s", g->triple);
 	for (size_t i = 0; i < g->nimages; i++)
 		ol_strvec_push(&c->argv, ol_group_input_path(l, g, i));
 	ol_strvec_push(&c->argv, "--sycl-link");
