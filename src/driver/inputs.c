@@ -565,7 +565,7 @@ static void add_bitcode_libraries(struct ol_link *l)
 
 static bool is_gpu_triple(const char *t)
 {
-	return strncmp(t, "nvptx", 5) == 0 || ol_triple_is_amdgpu(t);
+	return ol_triple_is_nvptx(t) || ol_triple_is_amdgpu(t);
 }
 
 /* A final link gets OpenMP's GPU device runtime from the -lomptarget.devicertl

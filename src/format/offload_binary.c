@@ -519,14 +519,14 @@ static enum ol_err encode_v1(const struct ob_image_desc *imgs, size_t n,
 
 /* Versions 2 and 3: one binary, n entries, one shared string table, the
  * images back to back after the first 8-aligned one.  Appends the bytes
- * before the first image to out; *image_off is where it starts, *total
- * the whole binary's size. */
+ * before the first image to out; *image_off is where it starts, *tail_pad
+ * how many zero bytes follow the last. */
 static enum ol_err multi_head(const struct ob_image_desc *imgs, size_t n, unsigned version,
-			      struct ol_buf *out, uint64_t *image_off, uint64_t *total)
+			      struct ol_buf *out, uint64_t *image_off, uint64_t *tail_pad)
 {
 	uint64_t hsize = version == 3 ? OB_HEADER_SIZE_V3 : OB_HEADER_SIZE_V1;
 	uint64_t se_off = hsize + OB_ENTRY_SIZE * n, nstr = 0, strtab_off;
-	uint64_t images = 0, k = 0;
+	uint64_t images = 0, k = 0, total;
 	struct ob_strtab_str *strs = NULL;
 	struct ol_buf tab = { 0 };
 	enum ol_err rc = OL_OK;
@@ -539,8 +539,9 @@ static enum ol_err multi_head(const struct ob_image_desc *imgs, size_t n, unsign
 		return OL_E_NOMEM;
 	strtab_off = se_off + OB_STRING_ENTRY_SIZE_V2 * nstr;
 	*image_off = ol_align_up(strtab_off + tab.len, 8);
-	*total = ol_align_up(*image_off + images, 8);
-	rc |= put_header(out, version, *total, hsize, n);
+	total = ol_align_up(*image_off + images, 8);
+	*tail_pad = total - *image_off - images;
+	rc |= put_header(out, version, total, hsize, n);
 	if (version == 3)
 		rc |= ol_buf_le64(out, 0);
 	for (size_t i = 0, s = 0, img = *image_off; i < n; i++) {
@@ -565,28 +566,20 @@ static enum ol_err multi_head(const struct ob_image_desc *imgs, size_t n, unsign
 static enum ol_err encode_multi(const struct ob_image_desc *imgs, size_t n,
 				unsigned version, struct ol_pieces *pc)
 {
-	uint64_t image_off, total, images = 0;
-	enum ol_err rc = multi_head(imgs, n, version, &pc->own, &image_off, &total);
+	uint64_t image_off, pad;
+	enum ol_err rc = multi_head(imgs, n, version, &pc->own, &image_off, &pad);
 
-	for (size_t i = 0; i < n; i++) {
-		images += imgs[i].image_size;
+	for (size_t i = 0; i < n; i++)
 		rc |= ol_pieces_ref(pc, imgs[i].image, (size_t)imgs[i].image_size);
-	}
-	rc |= ol_buf_zeros(&pc->own, (size_t)(total - image_off - images));
+	rc |= ol_buf_zeros(&pc->own, (size_t)pad);
 	return rc ? OL_E_NOMEM : OL_OK;
 }
 
 enum ol_err ob_encode_head(const struct ob_image_desc *img, unsigned version,
 			   struct ol_buf *out, uint64_t *image_offset, uint64_t *tail_pad)
 {
-	uint64_t total;
-
-	if (version < 2)
-		return v1_head(img, out, image_offset, tail_pad);
-	if (multi_head(img, 1, version, out, image_offset, &total))
-		return OL_E_NOMEM;
-	*tail_pad = total - *image_offset - img->image_size;
-	return OL_OK;
+	return version < 2 ? v1_head(img, out, image_offset, tail_pad)
+			   : multi_head(img, 1, version, out, image_offset, tail_pad);
 }
 
 /* Replace the uncompressed version 3 binary at out[base..] by its

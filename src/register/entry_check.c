@@ -308,16 +308,6 @@ static unsigned sm_number(const char *arch)
 	return n;
 }
 
-static bool is_nvptx(const char *triple)
-{
-	return strncmp(triple, "nvptx", 5) == 0;
-}
-
-static bool is_amdgcn(const char *triple)
-{
-	return ol_triple_is_amdgpu(triple);
-}
-
 /* The runtime accepts image g on a device the target of group dev names. */
 static bool accepts(const struct ol_group *g, const struct ol_group *dev)
 {
@@ -327,13 +317,13 @@ static bool accepts(const struct ol_group *g, const struct ol_group *dev)
 
 	if (ol_triple_is_cpu(dev->triple))
 		return ol_triple_is_cpu(g->triple) && same_machine(g->triple, dev->triple);
-	if (is_nvptx(dev->triple) && is_nvptx(g->triple)) {
+	if (ol_triple_is_nvptx(dev->triple) && ol_triple_is_nvptx(g->triple)) {
 		gs = sm_number(g->arch);
 		ds = sm_number(dev->arch);
 		return generic_arch(g->arch) || !strcmp(g->arch, dev->arch) ||
 		       (gs && ds && gs / 10 == ds / 10 && gs % 10 <= ds % 10);
 	}
-	if (is_amdgcn(dev->triple) && is_amdgcn(g->triple)) {
+	if (ol_triple_is_amdgpu(dev->triple) && ol_triple_is_amdgpu(g->triple)) {
 		ol_diag_clear(&d);
 		return generic_arch(g->arch) ||
 		       (!ol_target_id_parse(g->arch, &code, &d) &&
@@ -448,8 +438,8 @@ static void report(struct checker *c, const struct ol_wrapper *w, const struct e
  * NVIDIA GPUs, HIP's AMD GPUs. */
 static bool drives(enum ob_offload_kind kind, const struct ol_group *dev)
 {
-	return (kind == OB_OFK_CUDA && is_nvptx(dev->triple)) ||
-	       (kind == OB_OFK_HIP && is_amdgcn(dev->triple));
+	return (kind == OB_OFK_CUDA && ol_triple_is_nvptx(dev->triple)) ||
+	       (kind == OB_OFK_HIP && ol_triple_is_amdgpu(dev->triple));
 }
 
 /* The devices w's entries are checked on: the targets of its groups that
