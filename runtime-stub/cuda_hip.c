@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/le.h"
+
 struct dim3 {
 	unsigned x, y, z;
 };
@@ -80,9 +82,6 @@ static const char *runtime_name(int hip)
 	return hip ? "hip" : "cuda";
 }
 
-static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t le32(const uint8_t *p) { return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16; }
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 /* (the caller holds the state lock, as for everything below that reads or
  * changes a registration) */
@@ -108,14 +107,14 @@ static void record_fatbinary(struct registration *g, const uint8_t *p)
 	struct record *r = &g->r;
 	uint64_t total, off;
 
-	if (le32(p) != 0xba55ed50u || le16(p + 4) != 1)
-		stub_fail("fatbinary", "magic 0x%08x, version %u (want 0xba55ed50, 1)", le32(p),
-			  le16(p + 4));
-	off = le16(p + 6);
-	total = off + le64(p + 8);
+	if (ol_le32(p) != 0xba55ed50u || ol_le16(p + 4) != 1)
+		stub_fail("fatbinary", "magic 0x%08x, version %u (want 0xba55ed50, 1)", ol_le32(p),
+			  ol_le16(p + 4));
+	off = ol_le16(p + 6);
+	total = off + ol_le64(p + 8);
 	if (off < 16 || total < off || total > ((uint64_t)1 << 34))
 		stub_fail("fatbinary", "header size %llu, size %llu", (unsigned long long)off,
-			  (unsigned long long)le64(p + 8));
+			  (unsigned long long)ol_le64(p + 8));
 	while (off < total) {
 		const uint8_t *e = p + off;
 		uint32_t hsize, arch;
@@ -127,11 +126,11 @@ static void record_fatbinary(struct registration *g, const uint8_t *p)
 		if (total - off < 48)
 			stub_fail("fatbinary", "entry at %llu overruns the %llu bytes",
 				  (unsigned long long)off, (unsigned long long)total);
-		kind = le16(e);
-		hsize = le32(e + 4);
-		size = le64(e + 8);
-		arch = le32(e + 28);
-		flags = le64(e + 40);
+		kind = ol_le16(e);
+		hsize = ol_le32(e + 4);
+		size = ol_le64(e + 8);
+		arch = ol_le32(e + 28);
+		flags = ol_le64(e + 40);
 		if (hsize < 48 || hsize > total - off || size > total - off - hsize)
 			stub_fail("fatbinary", "entry at %llu: header %u bytes, payload %llu bytes",
 				  (unsigned long long)off, hsize, (unsigned long long)size);
@@ -168,18 +167,18 @@ static void record_bundle(struct record *r, const uint8_t *p)
 
 	if (memcmp(p, "CCOB", 4) == 0) {
 		/* Compressed: the header says what it holds, not how it splits. */
-		record_image(r, p, (size_t)le32(p + 8), "compressed-bundle", "", "");
+		record_image(r, p, (size_t)ol_le32(p + 8), "compressed-bundle", "", "");
 		return;
 	}
 	if (memcmp(p, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0)
 		stub_fail("HIP fatbin", "neither an offload bundle nor a compressed one "
 			  "(starts %02x %02x %02x %02x)", p[0], p[1], p[2], p[3]);
-	n = le64(p + 24);
+	n = ol_le64(p + 24);
 	if (n == 0 || n > 4096)
 		stub_fail("HIP fatbin", "%llu bundle entries", (unsigned long long)n);
 	q = p + 32;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t off = le64(q), size = le64(q + 8), idlen = le64(q + 16);
+		uint64_t off = ol_le64(q), size = ol_le64(q + 8), idlen = ol_le64(q + 16);
 		char id[256], triple[200];
 		const char *arch = "", *t;
 		int dashes = 0;
@@ -271,7 +270,7 @@ static void **register_fatbinary(const void *wrapper_ptr, int hip)
 		for (; prelinked[n]; n++) {
 			const uint8_t *f = prelinked[n];
 
-			if ((uintptr_t)f % 8 || le32(f) != 0xba55ed50u)
+			if ((uintptr_t)f % 8 || ol_le32(f) != 0xba55ed50u)
 				stub_fail(call, "prelinked fat binary %zu at %p is not a fat binary", n,
 					  prelinked[n]);
 			if (n > 100000)

@@ -2,6 +2,7 @@
  * checked against the triple and arch its offload binary declares. */
 #include "offstub.h"
 
+#include "common/le.h"
 #include "format/spirv_container.h"
 
 #include <elf.h>
@@ -17,9 +18,6 @@
 #define EM_AMDGPU 224
 #endif
 
-static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t le32(const uint8_t *p) { return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16; }
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
 
 /* EF_AMDGPU_MACH values of the processors offloading targets. */
 static const struct { unsigned mach; const char *name; } amdgpu[] = {
@@ -99,8 +97,8 @@ const char *image_arch(const void *start, size_t size, const char *triple,
 		return NULL; /* bitcode for JIT, PTX, ... */
 	if (p[EI_CLASS] != ELFCLASS64)
 		stub_fail("image", "a 32-bit ELF image");
-	*machine = le16(p + 18);
-	*flags = le32(p + 48);
+	*machine = ol_le16(p + 18);
+	*flags = ol_le32(p + 48);
 	if (*machine == EM_CUDA)
 		arch = cuda_arch(p, *flags);
 	else if (*machine == EM_AMDGPU)
@@ -153,103 +151,106 @@ static int find_segment(struct dl_phdr_info *info, size_t n, void *ctx)
 	return 0;
 }
 
+/* An offload binary's header: version v, total size, where its n
+ * 40-byte entries start. */
+struct bin_head {
+	uint32_t v;
+	uint64_t total, eoff, n;
+};
+
+/* The header of the uncompressed offload binary at b, whose bytes may
+ * run up to room: 1 when it is one, -1 when it is one whose entries do
+ * not fit, 0 when it is none.  (A version 3 binary with an InflatedSize
+ * is compressed: no image lies in it.) */
+static int read_head(const uint8_t *b, uint64_t room, struct bin_head *h)
+{
+	if (room < 48 || memcmp(b, "\x10\xff\x10\xad", 4) != 0)
+		return 0;
+	h->v = ol_le32(b + 4);
+	h->total = ol_le64(b + 8);
+	h->eoff = ol_le64(b + 16);
+	h->n = h->v == 1 ? 1 : ol_le64(b + 24);
+	if (h->v < 1 || h->v > 3 || (h->v == 3 && ol_le64(b + 32) != 0) || h->total > room)
+		return 0;
+	return h->eoff <= h->total && h->n <= (h->total - h->eoff) / 40 ? 1 : -1;
+}
+
 /* The NUL-terminated string at offset off of binary b (size bytes), or
- * NULL when it does not end inside the binary; len, when not SIZE_MAX,
- * is the size the entry declares (versions 2 and 3). */
-static const char *binary_string(const uint8_t *b, uint64_t size, uint64_t off, uint64_t len)
+ * NULL when it does not end inside the binary. */
+static const char *binary_string(const uint8_t *b, uint64_t size, uint64_t off)
 {
 	const uint8_t *nul;
 
 	if (off >= size)
 		return NULL;
 	nul = memchr(b + off, 0, (size_t)(size - off));
-	if (!nul || (len != SIZE_MAX && (uint64_t)(nul - (b + off)) != len))
-		return NULL;
-	return (const char *)b + off;
+	return nul ? (const char *)b + off : NULL;
 }
 
-/* The value of string `want` of entry e of binary b (version v, size
- * bytes), into *out when it has one. */
-static void entry_string(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
-			 const char *want, const char **out)
-{
-	uint64_t so = le64(e + 8), n = le64(e + 16), es = v == 1 ? 16 : 24;
-
-	if (so > size || n > (size - so) / es)
-		return;
-	for (uint64_t s = 0; s < n && s < 64; s++) {
-		const uint8_t *se = b + so + es * s;
-		const char *key = binary_string(b, size, le64(se), SIZE_MAX);
-		const char *val = binary_string(b, size, le64(se + 8), v == 1 ? SIZE_MAX : le64(se + 16));
-
-		if (key && val && !strcmp(key, want)) {
-			*out = val;
-			return;
-		}
-	}
-}
-
-/* The bytes of string `want` of entry e as stored (versions 2 and 3 give
- * a value's size: a SYCL image's "symbols" holds NULs), or 0. */
-static int entry_bytes(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
+/* String `want` of entry e of binary b: its value's bytes and their
+ * number (versions 2 and 3 store it: a SYCL image's "symbols" holds NULs;
+ * version 1's is up to its NUL), or 0 when it has none. */
+static int entry_value(const uint8_t *b, const struct bin_head *h, const uint8_t *e,
 		       const char *want, const uint8_t **p, uint64_t *len)
 {
-	uint64_t so = le64(e + 8), n = le64(e + 16), es = v == 1 ? 16 : 24;
+	uint64_t so = ol_le64(e + 8), n = ol_le64(e + 16), es = h->v == 1 ? 16 : 24;
 
-	if (v == 1 || so > size || n > (size - so) / es)
+	if (so > h->total || n > (h->total - so) / es)
 		return 0;
 	for (uint64_t s = 0; s < n && s < 64; s++) {
 		const uint8_t *se = b + so + es * s;
-		const char *key = binary_string(b, size, le64(se), SIZE_MAX);
-		uint64_t at = le64(se + 8), vlen = le64(se + 16);
+		const char *key = binary_string(b, h->total, ol_le64(se));
+		uint64_t at = ol_le64(se + 8);
 
-		if (key && !strcmp(key, want) && at <= size && vlen <= size - at) {
-			*p = b + at;
-			*len = vlen;
-			return 1;
-		}
+		if (!key || strcmp(key, want) != 0 || at > h->total)
+			continue;
+		*p = b + at;
+		if (h->v == 1)
+			return binary_string(b, h->total, at) && (*len = strlen((const char *)*p), 1);
+		*len = ol_le64(se + 16);
+		return *len <= h->total - at;
 	}
 	return 0;
 }
 
-/* The triple and arch of entry e. */
-static void entry_strings(const uint8_t *b, uint32_t v, uint64_t size, const uint8_t *e,
-			  const char **triple, const char **arch)
+/* The value of string `want` of entry e as a C string, into *out: one
+ * that ends at the size it declares. */
+static void entry_string(const uint8_t *b, const struct bin_head *h, const uint8_t *e,
+			 const char *want, const char **out)
 {
-	entry_string(b, v, size, e, "triple", triple);
-	entry_string(b, v, size, e, "arch", arch);
+	const uint8_t *p;
+	uint64_t len;
+
+	if (entry_value(b, h, e, want, &p, &len) && len < h->total - (uint64_t)(p - b) && !p[len] &&
+	    !memchr(p, 0, (size_t)len))
+		*out = (const char *)p;
 }
 
 int binary_entries(const void *start, size_t size, struct binary_entry *out, size_t max)
 {
 	const uint8_t *b = start;
-	uint32_t v;
-	uint64_t total, eoff, n;
+	struct bin_head h;
 
-	if (!image_is_offload_binary(start, size))
+	if (read_head(b, size, &h) != 1 || h.n > max)
 		return -1;
-	v = le32(b + 4);
-	total = le64(b + 8);
-	eoff = le64(b + 16);
-	n = v == 1 ? 1 : le64(b + 24);
-	if (eoff > total || n > (total - eoff) / 40 || n > max)
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *e = b + eoff + 40 * i;
+	for (uint64_t i = 0; i < h.n; i++) {
+		const uint8_t *e = b + h.eoff + 40 * i;
 		struct binary_entry *o = &out[i];
-		uint64_t at = le64(e + 24), len = le64(e + 32);
+		uint64_t at = ol_le64(e + 24), len = ol_le64(e + 32);
 
-		if (at > total || len > total - at)
+		if (at > h.total || len > h.total - at)
 			return -1;
 		memset(o, 0, sizeof(*o));
-		o->image_kind = le16(e);
-		o->offload_kind = le16(e + 2);
+		o->image_kind = ol_le16(e);
+		o->offload_kind = ol_le16(e + 2);
 		o->image = b + at;
 		o->image_size = len;
-		entry_strings(b, v, total, e, &o->triple, &o->arch);
-		entry_bytes(b, v, total, e, "symbols", &o->symbols, &o->symbols_len);
+		entry_string(b, &h, e, "triple", &o->triple);
+		entry_string(b, &h, e, "arch", &o->arch);
+		if (h.v != 1)
+			entry_value(b, &h, e, "symbols", &o->symbols, &o->symbols_len);
 	}
-	return (int)n;
+	return (int)h.n;
 }
 
 /* Whether the offload binary at b (inside [b, limit)) holds the image
@@ -257,21 +258,17 @@ int binary_entries(const void *start, size_t size, struct binary_entry *out, siz
 static int binary_holds(const uint8_t *b, uintptr_t limit, const void *start, size_t size,
 			const char **triple, const char **arch)
 {
-	uint32_t v = le32(b + 4);
-	uint64_t total = le64(b + 8), eoff = le64(b + 16), n, at = (uintptr_t)start - (uintptr_t)b;
+	uint64_t at = (uintptr_t)start - (uintptr_t)b;
+	struct bin_head h;
 
-	/* (version 3 with an InflatedSize is compressed: no image lies in it) */
-	if (memcmp(b, "\x10\xff\x10\xad", 4) != 0 || v < 1 || v > 3 ||
-	    (v == 3 && le64(b + 32) != 0) || total > limit - (uintptr_t)b)
+	if (read_head(b, limit - (uintptr_t)b, &h) != 1)
 		return 0;
-	n = v == 1 ? 1 : le64(b + 24);
-	if (eoff > total || n > (total - eoff) / 40)
-		return 0;
-	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *e = b + eoff + 40 * i;
+	for (uint64_t i = 0; i < h.n; i++) {
+		const uint8_t *e = b + h.eoff + 40 * i;
 
-		if (le64(e + 24) == at && le64(e + 32) == size && at + size <= total) {
-			entry_strings(b, v, total, e, triple, arch);
+		if (ol_le64(e + 24) == at && ol_le64(e + 32) == size && at + size <= h.total) {
+			entry_string(b, &h, e, "triple", triple);
+			entry_string(b, &h, e, "arch", arch);
 			return 1;
 		}
 	}
@@ -298,7 +295,7 @@ int enclosing_binary(const void *start, size_t size, const char **triple,
 	first = ((uintptr_t)start & ~(uintptr_t)7);
 	for (uintptr_t b = first == (uintptr_t)start ? first - 8 : first;
 	     b >= q.start && (uintptr_t)start - b <= ((uintptr_t)64 << 20); b -= 8) {
-		if (q.end - b >= 48 && binary_holds((const uint8_t *)b, q.end, start, size, triple, arch))
+		if (binary_holds((const uint8_t *)b, q.end, start, size, triple, arch))
 			return 1;
 		if (b < 8)
 			break;
@@ -310,43 +307,42 @@ int enclosing_binary(const void *start, size_t size, const char **triple,
 
 int image_is_offload_binary(const void *start, size_t size)
 {
-	const uint8_t *p = start;
+	struct bin_head h;
 
-	return size >= 48 && memcmp(p, "\x10\xff\x10\xad", 4) == 0 && le32(p + 4) >= 1 &&
-	       le32(p + 4) <= 3 && !(le32(p + 4) == 3 && le64(p + 32) != 0) && le64(p + 8) <= size;
+	return read_head(start, size, &h) != 0;
 }
 
 /* LLVM 23's registration of a SPIR-V module: an offload binary whose
  * entries are SPIR-V images (kind 6), with the container version as the
  * string "version"; read into *c as the ELF container's notes would be. */
-static int nested_spirv(const uint8_t *p, struct ol_spirv_container *c)
+static int nested_spirv(const uint8_t *p, size_t size, struct ol_spirv_container *c)
 {
-	uint32_t v = le32(p + 4);
-	uint64_t total = le64(p + 8), eoff = le64(p + 16), n = v == 1 ? 1 : le64(p + 24);
 	const char *version = NULL;
+	struct bin_head h;
 
-	if (eoff > total || n > (total - eoff) / 40)
-		stub_fail("image", "an offload binary whose %llu entries do not fit", (unsigned long long)n);
+	if (read_head(p, size, &h) != 1)
+		stub_fail("image", "an offload binary whose %llu entries do not fit",
+			  (unsigned long long)h.n);
 	memset(c, 0, sizeof(*c));
-	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *e = p + eoff + 40 * i;
-		uint64_t at = le64(e + 24), len = le64(e + 32);
+	for (uint64_t i = 0; i < h.n; i++) {
+		const uint8_t *e = p + h.eoff + 40 * i;
+		uint64_t at = ol_le64(e + 24), len = ol_le64(e + 32);
 
-		if (le16(e) != 6)
+		if (ol_le16(e) != 6)
 			continue;
-		if (at > total || len > total - at || !ol_is_spirv(p + at, (size_t)len))
+		if (at > h.total || len > h.total - at || !ol_is_spirv(p + at, (size_t)len))
 			stub_fail("image", "entry %llu of a nested offload binary is not a SPIR-V module",
 				  (unsigned long long)i);
 		if (!c->nmodules++) {
 			c->module_offset = at;
 			c->module_size = len;
 			ol_spirv_version(p + at, &c->spirv_major, &c->spirv_minor);
-			entry_string(p, v, total, e, "version", &version);
+			entry_string(p, &h, e, "version", &version);
 		}
 	}
 	if (!c->nmodules)
 		return 0;
-	c->images = (unsigned long)n;
+	c->images = (unsigned long)h.n;
 	snprintf(c->version, sizeof(c->version), "%s", version ? version : "");
 	return 1;
 }
@@ -356,7 +352,7 @@ int image_spirv(const void *start, size_t size, struct ol_spirv_container *c)
 	const char *field, *why;
 
 	if (image_is_offload_binary(start, size))
-		return nested_spirv(start, c); /* (its size checked there) */
+		return nested_spirv(start, size, c);
 	if (!ol_is_spirv_container(start, size))
 		return 0;
 	if ((why = ol_spirv_container_read(start, size, c, &field)))
@@ -379,11 +375,11 @@ static unsigned cuda_sections(const uint8_t *p, size_t size, uint64_t *shoff,
 	unsigned shnum;
 
 	if (size < 64 || memcmp(p, "\177ELF", 4) || p[4] != 2 || p[5] != 1 ||
-	    le16(p + 18) != EM_CUDA)
+	    ol_le16(p + 18) != EM_CUDA)
 		return 0;
-	*shoff = le64(p + 40);
-	*shentsize = le16(p + 58);
-	shnum = le16(p + 60);
+	*shoff = ol_le64(p + 40);
+	*shentsize = ol_le16(p + 58);
+	shnum = ol_le16(p + 60);
 	if (*shentsize < 64 || *shoff > size || (uint64_t)shnum * *shentsize > size - *shoff)
 		return 0;
 	return shnum;
@@ -400,25 +396,25 @@ static int each_symbol(const uint8_t *p, size_t size,
 
 	for (unsigned i = 0; i < shnum; i++) {
 		const uint8_t *sh = p + shoff + (uint64_t)i * shentsize, *str;
-		uint64_t off = le64(sh + 24), sz = le64(sh + 32), ent = le64(sh + 56);
-		unsigned link = le32(sh + 40);
+		uint64_t off = ol_le64(sh + 24), sz = ol_le64(sh + 32), ent = ol_le64(sh + 56);
+		unsigned link = ol_le32(sh + 40);
 		uint64_t soff, ssz;
 
-		if (le32(sh + 4) != SHT_SYMTAB || ent < 24 || off > size || sz > size - off ||
+		if (ol_le32(sh + 4) != SHT_SYMTAB || ent < 24 || off > size || sz > size - off ||
 		    link >= shnum)
 			continue;
 		str = p + shoff + (uint64_t)link * shentsize;
-		soff = le64(str + 24);
-		ssz = le64(str + 32);
+		soff = ol_le64(str + 24);
+		ssz = ol_le64(str + 32);
 		if (soff > size || ssz > size - soff || !ssz || p[soff + ssz - 1])
 			continue;
 		for (uint64_t k = 1; k < sz / ent; k++) {
 			const uint8_t *sym = p + off + k * ent;
-			uint32_t name = le32(sym);
+			uint32_t name = ol_le32(sym);
 			int rc;
 
 			if (((sym[4] >> 4) == STB_GLOBAL || (sym[4] >> 4) == STB_WEAK) &&
-			    le16(sym + 6) != SHN_UNDEF && name < ssz &&
+			    ol_le16(sym + 6) != SHN_UNDEF && name < ssz &&
 			    (rc = fn(ctx, sym, (const char *)p + soff + name)))
 				return rc;
 		}
@@ -466,21 +462,21 @@ struct value_query {
 static int find_value(void *ctx, const uint8_t *sym, const char *name)
 {
 	struct value_query *q = ctx;
-	uint64_t shoff, value = le64(sym + 8), len = le64(sym + 16);
+	uint64_t shoff, value = ol_le64(sym + 8), len = ol_le64(sym + 16);
 	unsigned shentsize, shnum = cuda_sections(q->p, q->size, &shoff, &shentsize);
-	unsigned shndx = le16(sym + 6);
+	unsigned shndx = ol_le16(sym + 6);
 	const uint8_t *sh;
 	uint64_t off, sz, addr;
 
 	if ((sym[4] & 0xf) != STT_OBJECT || strcmp(name, q->name) != 0 || shndx >= shnum)
 		return 0;
 	sh = q->p + shoff + (uint64_t)shndx * shentsize;
-	addr = le64(sh + 16);
-	off = le64(sh + 24);
-	sz = le64(sh + 32);
+	addr = ol_le64(sh + 16);
+	off = ol_le64(sh + 24);
+	sz = ol_le64(sh + 32);
 	q->found = 1;
 	/* (NOBITS: zeros; otherwise the bytes, each bound checked) */
-	if (le32(sh + 4) == SHT_NOBITS || value < addr || value - addr > sz ||
+	if (ol_le32(sh + 4) == SHT_NOBITS || value < addr || value - addr > sz ||
 	    len > sz - (value - addr) || off > q->size || sz > q->size - off)
 		return 1;
 	q->data = q->p + off + (value - addr);

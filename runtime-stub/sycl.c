@@ -11,14 +11,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/le.h"
 #include "format/spirv_container.h"
 
 enum { SYCL_KIND = 8, MAX_ENTRIES = 256 };
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* The kernel names of a "symbols" string: a count, then (offset, size)
  * for each name, from the string's start, then the names. */
@@ -29,11 +25,11 @@ static void kernels(struct record *r, const struct binary_entry *e)
 
 	if (!e->symbols)
 		return;
-	if (e->symbols_len < 4 || (n = rd32(e->symbols)) > (e->symbols_len - 4) / 8)
+	if (e->symbols_len < 4 || (n = ol_le32(e->symbols)) > (e->symbols_len - 4) / 8)
 		stub_fail("__sycl_register_lib", "a symbols string of %llu bytes that holds no "
 			  "table of names", (unsigned long long)e->symbols_len);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t off = rd32(e->symbols + 4 + 8 * i), len = rd32(e->symbols + 8 + 8 * i);
+		uint32_t off = ol_le32(e->symbols + 4 + 8 * i), len = ol_le32(e->symbols + 8 + 8 * i);
 
 		if (off > e->symbols_len || len > e->symbols_len - off || len >= sizeof(name))
 			stub_fail("__sycl_register_lib", "kernel name %u at %u, %u bytes, outside "
